@@ -1,0 +1,45 @@
+#pragma once
+// One thread-safe logger per program: each line carries a UTC timestamp with milliseconds, the
+// level and the message, and goes to stderr and (when opened) to a log file. Programs create
+// it in main and pass it by reference; library code never reaches for a global logger.
+
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <string>
+
+namespace tengen {
+
+enum class LogLevel { kDebug = 0, kInfo = 1, kWarning = 2, kError = 3 };
+
+const char* LogLevelName(LogLevel level);
+// Parses "debug", "info", "warning", "error"; throws ConfigError otherwise.
+LogLevel ParseLogLevel(const std::string& name);
+
+// "2026-11-21T10:04:05.123Z" for the current time.
+std::string UtcTimestamp();
+
+class Logger {
+ public:
+  explicit Logger(LogLevel min_level = LogLevel::kInfo, bool to_stderr = true);
+  Logger(const Logger&) = delete;
+  Logger& operator=(const Logger&) = delete;
+
+  // Appends to the file (creating parent directories); throws IoError when it cannot.
+  void OpenFile(const std::string& path);
+  void set_min_level(LogLevel level) { min_level_ = level; }
+
+  void Log(LogLevel level, const std::string& message);
+  void Debug(const std::string& m) { Log(LogLevel::kDebug, m); }
+  void Info(const std::string& m) { Log(LogLevel::kInfo, m); }
+  void Warning(const std::string& m) { Log(LogLevel::kWarning, m); }
+  void Error(const std::string& m) { Log(LogLevel::kError, m); }
+
+ private:
+  std::mutex mutex_;
+  LogLevel min_level_;
+  bool to_stderr_;
+  std::ofstream file_;
+};
+
+}  // namespace tengen

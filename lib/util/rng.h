@@ -1,0 +1,50 @@
+#pragma once
+// A small, fast, seedable random generator (xoshiro256**) with a splitmix64 seeder. It is a
+// value type so that each thread or game owns its own; Seed() records what it was seeded with
+// so that games can write their seed into SGF files and be replayed.
+
+#include <cstdint>
+#include <limits>
+
+namespace tengen {
+
+class Rng {
+ public:
+  using result_type = uint64_t;
+
+  // Seeds from the OS entropy source, the clock and the pid.
+  Rng();
+  explicit Rng(uint64_t seed) { Reseed(seed); }
+
+  void Reseed(uint64_t seed);
+  uint64_t seed() const { return seed_; }
+
+  static constexpr uint64_t min() { return 0; }
+  static constexpr uint64_t max() { return std::numeric_limits<uint64_t>::max(); }
+  uint64_t operator()() { return Next(); }
+
+  uint64_t Next() {
+    const uint64_t result = Rotl(s_[1] * 5, 7) * 9;
+    const uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = Rotl(s_[3], 45);
+    return result;
+  }
+  // Uniform in [0, n); n > 0. Lemire's multiply-shift, bias below 2^-32 for n < 2^32.
+  uint32_t Uniform(uint32_t n) {
+    return static_cast<uint32_t>(((Next() >> 32) * static_cast<uint64_t>(n)) >> 32);
+  }
+  // Uniform in [0, 1).
+  double UniformDouble() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
+
+ private:
+  static uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  uint64_t seed_ = 0;
+  uint64_t s_[4] = {0, 0, 0, 0};
+};
+
+}  // namespace tengen

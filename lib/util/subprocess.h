@@ -1,0 +1,51 @@
+#pragma once
+// A child process with its stdin and stdout connected to pipes: the GTP relay in tests and the
+// match program talk to other engines through it. Lines are written and read whole.
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace tengen {
+
+class Subprocess {
+ public:
+  // Starts argv[0] (looked up in PATH). With capture_stderr, stderr joins stdout; otherwise
+  // the child inherits this process's stderr. Throws IoError if it cannot start.
+  explicit Subprocess(const std::vector<std::string>& argv, bool capture_stderr = false);
+  // Closes the pipes, kills the child if it still runs, and reaps it.
+  ~Subprocess();
+  Subprocess(const Subprocess&) = delete;
+  Subprocess& operator=(const Subprocess&) = delete;
+
+  // Writes `line` plus '\n'; throws IoError if the child has gone.
+  void WriteLine(const std::string& line);
+  // Reads one line without its '\n'; false at end of output.
+  bool ReadLine(std::string* line);
+  // Everything the child writes until it closes stdout.
+  std::string ReadAll();
+  void CloseStdin();
+  void Kill(int signal_number);
+  // Waits for exit; returns the exit code, or 128 + signal number when killed by a signal.
+  int Wait();
+  pid_t pid() const { return pid_; }
+
+ private:
+  bool FillBuffer();
+  pid_t pid_ = -1;
+  int in_fd_ = -1;   // child's stdin
+  int out_fd_ = -1;  // child's stdout
+  std::string buffer_;
+  bool reaped_ = false;
+  int status_ = 0;
+};
+
+struct ProcessResult {
+  int exit_code = 0;
+  std::string output;  // stdout and stderr together
+};
+// Runs argv to completion, feeding `input` to stdin.
+ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string& input = "");
+
+}  // namespace tengen
