@@ -45,7 +45,9 @@ class Board {
   int ChainSize(Loc loc) const { return stones_[head_[loc]]; }
   int StoneCount(Color c) const { return c == Color::kBlack ? num_black_ : num_white_; }
   // Stones of colour c removed so far (captures and suicides).
-  int CapturedCount(Color c) const { return c == Color::kBlack ? captured_black_ : captured_white_; }
+  int CapturedCount(Color c) const {
+    return c == Color::kBlack ? captured_black_ : captured_white_;
+  }
 
   // The point the simple-ko rule bans for ko_banned_color() on the next move, or kNullLoc.
   Loc ko_loc() const { return ko_loc_; }
@@ -88,7 +90,10 @@ class Board {
   int CountLibertiesFromScratch(Loc loc) const;
 
  private:
+  friend Board SymmetricBoard(const Board& board, int sym);
   void RemoveChain(Loc head);
+  // FormatError naming `what` if any chain has no liberties.
+  void CheckChainsHaveLiberties(const char* what) const;
   void MergeChains(Loc keep, Loc absorb);
   int CountLiberties(Loc head) const;
 

@@ -33,6 +33,7 @@ class GameState {
   const std::vector<Move>& moves() const { return moves_; }
   int consecutive_passes() const { return consecutive_passes_; }
   const Board& initial_board() const { return initial_board_; }
+  Color initial_to_move() const { return initial_to_move_; }
 
   // Why `move` would be illegal now (kNone if legal). Either colour may move (GTP allows it);
   // a pass is always legal.
@@ -47,7 +48,9 @@ class GameState {
 
   // Two consecutive passes, or the move cap reached.
   bool IsOver() const;
-  bool ReachedMoveCap() const { return max_moves_ > 0 && static_cast<int>(moves_.size()) >= max_moves_; }
+  bool ReachedMoveCap() const {
+    return max_moves_ > 0 && static_cast<int>(moves_.size()) >= max_moves_;
+  }
 
  private:
   void RecordPosition(uint64_t hash, int delta);
@@ -60,9 +63,13 @@ class GameState {
   Color initial_to_move_ = Color::kBlack;
   int max_moves_ = 0;
   int consecutive_passes_ = 0;
+  struct UndoRecord {
+    Board board;
+    int consecutive_passes;
+    Color to_move;
+  };
   std::vector<Move> moves_;
-  std::vector<Board> undo_boards_;
-  std::vector<int> undo_passes_;
+  std::vector<UndoRecord> undo_;
   std::unordered_map<uint64_t, int> position_counts_;  // hash -> times seen (superko)
 };
 

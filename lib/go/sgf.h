@@ -39,13 +39,13 @@ std::vector<std::vector<SgfNode>> ParseSgfCollection(const std::string& text);
 // A game record in our terms.
 struct SgfRecord {
   int size = 19;
-  Rules rules;  // komi from KM, the rest from RU when known
-  std::string black_player;  // PB
-  std::string white_player;  // PW
-  std::string result;        // RE, e.g. "B+3.5", "W+R", "0"
-  std::string date;          // DT, "YYYY-MM-DD"
-  std::vector<Loc> setup_black;  // AB
-  std::vector<Loc> setup_white;  // AW
+  Rules rules;                         // komi from KM, the rest from RU when known
+  std::string black_player;            // PB
+  std::string white_player;            // PW
+  std::string result;                  // RE, e.g. "B+3.5", "W+R", "0"
+  std::string date;                    // DT, "YYYY-MM-DD"
+  std::vector<Loc> setup_black;        // AB
+  std::vector<Loc> setup_white;        // AW
   Color first_player = Color::kBlack;  // PL, or the colour of the first move
   std::string root_comment;            // C on the root node
   // Other root properties to write or that were read (e.g. {"GN", "..."}, {"SO", "seed=42"}).

@@ -32,7 +32,9 @@ constexpr int kMaxArraySize = (kMaxSize + 1) * (kMaxSize + 2) + 1;
 constexpr Loc kNullLoc = 0;
 constexpr Loc kPassLoc = 1;
 
-constexpr Loc MakeLoc(int x, int y, int size) { return static_cast<Loc>((x + 1) + (y + 1) * (size + 1)); }
+constexpr Loc MakeLoc(int x, int y, int size) {
+  return static_cast<Loc>((x + 1) + (y + 1) * (size + 1));
+}
 constexpr int LocX(Loc loc, int size) { return loc % (size + 1) - 1; }
 constexpr int LocY(Loc loc, int size) { return loc / (size + 1) - 1; }
 

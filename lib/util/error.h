@@ -40,9 +40,9 @@ class CheckError : public std::logic_error {
 }  // namespace tengen
 
 // TENGEN_CHECK(cond, message): throws CheckError naming the source line when cond is false.
-#define TENGEN_CHECK(cond, msg)                                                              \
-  do {                                                                                       \
-    if (!(cond))                                                                             \
-      throw ::tengen::CheckError(std::string(__FILE__) + ":" + std::to_string(__LINE__) +   \
-                                 ": check failed: " #cond ": " + std::string(msg));          \
+#define TENGEN_CHECK(cond, msg)                                                           \
+  do {                                                                                    \
+    if (!(cond))                                                                          \
+      throw ::tengen::CheckError(std::string(__FILE__) + ":" + std::to_string(__LINE__) + \
+                                 ": check failed: " #cond ": " + std::string(msg));       \
   } while (0)

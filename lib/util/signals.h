@@ -1,7 +1,7 @@
 #pragma once
 // Cooperative shutdown. The first SIGINT or SIGTERM sets a stop flag that long-running loops
-// poll (publish what is complete, then return); the handler is installed with SA_RESETHAND so
-// the second signal takes the default action and ends the process at once. The flag itself is
+// poll (publish what is complete, then return); the handler then restores the default action,
+// so a second signal ends the process at once. The flag itself is
 // necessarily process-wide (a signal handler can reach nothing else); everything else takes a
 // StopToken by value so tests can drive it without signals.
 

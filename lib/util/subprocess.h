@@ -12,14 +12,18 @@ namespace tengen {
 class Subprocess {
  public:
   // Starts argv[0] (looked up in PATH). With capture_stderr, stderr joins stdout; otherwise
-  // the child inherits this process's stderr. Throws IoError if it cannot start.
+  // the child inherits this process's stderr. Throws IoError if it cannot start, including
+  // when argv[0] does not exist or cannot be executed (the child reports exec's errno back
+  // through a close-on-exec pipe, so this is known before the constructor returns).
   explicit Subprocess(const std::vector<std::string>& argv, bool capture_stderr = false);
   // Closes the pipes, kills the child if it still runs, and reaps it.
   ~Subprocess();
   Subprocess(const Subprocess&) = delete;
   Subprocess& operator=(const Subprocess&) = delete;
 
-  // Writes `line` plus '\n'; throws IoError if the child has gone.
+  // Writes `line` plus '\n'; throws IoError if the child has gone. SIGPIPE is blocked in the
+  // calling thread for the duration of the write (and a pending one consumed), so a dead child
+  // gives an IoError rather than killing this process; no process-wide signal state changes.
   void WriteLine(const std::string& line);
   // Reads one line without its '\n'; false at end of output.
   bool ReadLine(std::string* line);
@@ -27,12 +31,15 @@ class Subprocess {
   std::string ReadAll();
   void CloseStdin();
   void Kill(int signal_number);
-  // Waits for exit; returns the exit code, or 128 + signal number when killed by a signal.
+  // Closes stdin (a child reading to end of input would otherwise never exit), then waits for
+  // exit; returns the exit code, or 128 + signal number when killed by a signal. Read the
+  // output first: a child blocked writing to a full pipe never exits.
   int Wait();
   pid_t pid() const { return pid_; }
 
  private:
   bool FillBuffer();
+  std::string name_;  // argv[0], for error messages
   pid_t pid_ = -1;
   int in_fd_ = -1;   // child's stdin
   int out_fd_ = -1;  // child's stdout
@@ -45,7 +52,9 @@ struct ProcessResult {
   int exit_code = 0;
   std::string output;  // stdout and stderr together
 };
-// Runs argv to completion, feeding `input` to stdin.
+// Runs argv to completion, feeding `input` to stdin while reading its output (poll), so inputs
+// and outputs of any size work. A child that exits without reading all input is not an error.
+// Throws IoError if argv[0] cannot be started.
 ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string& input = "");
 
 }  // namespace tengen

@@ -1,0 +1,34 @@
+#include "util/rng.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <random>
+
+namespace tengen {
+namespace {
+
+uint64_t SplitMix64(uint64_t* state) {
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+Rng::Rng() {
+  std::random_device device;
+  uint64_t seed = (static_cast<uint64_t>(device()) << 32) ^ device();
+  seed ^= static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  seed ^= static_cast<uint64_t>(getpid()) << 17;
+  Reseed(seed);
+}
+
+void Rng::Reseed(uint64_t seed) {
+  seed_ = seed;
+  uint64_t state = seed;
+  for (uint64_t& word : s_) word = SplitMix64(&state);
+}
+
+}  // namespace tengen
