@@ -8,6 +8,8 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "go/game.h"
 #include "go/rules.h"
@@ -58,6 +60,33 @@ class GtpEngine {
   struct Command;
   std::string Dispatch(const Command& command, bool* ok, bool* quit);
 
+  // One handler per command: returns the answer text, or sets *ok = false and returns the
+  // error message. Commands() lists them in list_commands order.
+  using Handler = std::string (GtpEngine::*)(const Command& command, bool* ok);
+  static const std::vector<std::pair<std::string, Handler>>& Commands();
+  std::string ProtocolVersion(const Command& command, bool* ok);
+  std::string Name(const Command& command, bool* ok);
+  std::string Version(const Command& command, bool* ok);
+  std::string KnownCommand(const Command& command, bool* ok);
+  std::string ListCommands(const Command& command, bool* ok);
+  std::string Quit(const Command& command, bool* ok);
+  std::string BoardSize(const Command& command, bool* ok);
+  std::string ClearBoard(const Command& command, bool* ok);
+  std::string Komi(const Command& command, bool* ok);
+  std::string PlayCommand(const Command& command, bool* ok);
+  std::string GenMove(const Command& command, bool* ok);
+  std::string UndoCommand(const Command& command, bool* ok);
+  std::string ShowBoard(const Command& command, bool* ok);
+  std::string FinalScore(const Command& command, bool* ok);
+  std::string LoadSgf(const Command& command, bool* ok);
+  std::string PrintSgf(const Command& command, bool* ok);
+  std::string ListStones(const Command& command, bool* ok);
+  std::string RulesCommand(const Command& command, bool* ok);
+  // A fresh game with the current size, rules and move cap.
+  void ResetGame();
+
+  // The current board size and rules: boardsize, komi and loadsgf change them, so that
+  // clear_board keeps what the controller set.
   GtpOptions options_;
   std::unique_ptr<MoveGenerator> generator_;
   go::GameState game_;
