@@ -3,7 +3,6 @@
 
 #include <doctest/doctest.h>
 
-#include <boost/filesystem.hpp>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -12,6 +11,7 @@
 #include "go/game.h"
 #include "go/sgf.h"
 #include "go/sgf_game.h"
+#include "test_support.h"
 #include "util/error.h"
 #include "util/rng.h"
 
@@ -209,10 +209,8 @@ TEST_CASE("sgf collections and sgfs files hold several games") {
   CHECK(ReadSgfRecords("").empty());
   CHECK(ReadSgfRecords(" \n ").empty());
 
-  const boost::filesystem::path dir =
-      boost::filesystem::temp_directory_path() / boost::filesystem::unique_path("sgf-%%%%-%%%%");
-  boost::filesystem::create_directories(dir);
-  const std::string path = (dir / "games.sgfs").string();
+  const tengen::testing::TempDir dir;
+  const std::string path = dir / "games.sgfs";
   std::vector<SgfRecord> written;
   {
     std::ofstream out(path);
@@ -239,7 +237,7 @@ TEST_CASE("sgf collections and sgfs files hold several games") {
   CHECK(Contains(error, "game 6 (line 6)"));
   CHECK(Contains(error, "B[zz]"));
 
-  const std::string missing = (dir / "missing.sgf").string();
+  const std::string missing = dir / "missing.sgf";
   bool io_error = false;
   try {
     ReadSgfFile(missing);
@@ -247,8 +245,7 @@ TEST_CASE("sgf collections and sgfs files hold several games") {
     io_error = Contains(e.what(), missing);
   }
   CHECK(io_error);
-  CHECK_THROWS_AS(ReadSgfFile(dir.string()), IoError);
-  boost::filesystem::remove_all(dir);
+  CHECK_THROWS_AS(ReadSgfFile(dir.path()), IoError);
 }
 
 TEST_CASE("sgf malformed input gives FormatError with its place") {

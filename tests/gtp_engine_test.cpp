@@ -13,10 +13,13 @@
 #include <vector>
 
 #include "gtp/gtp_engine.h"
+#include "test_support.h"
 #include "util/rng.h"
 
 namespace tengen::gtp {
 namespace {
+
+using tengen::testing::TempDir;
 
 GtpEngine MakeEngine(int size = 5, go::Rules rules = go::Rules(), uint64_t seed = 1) {
   GtpOptions options;
@@ -41,31 +44,6 @@ void PlayAll(GtpEngine& engine, const std::vector<std::string>& moves) {
 bool StartsWith(const std::string& text, const std::string& prefix) {
   return text.compare(0, prefix.size(), prefix) == 0;
 }
-
-// A scratch directory removed with its files at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    char name[] = "/tmp/tengen_gtp_test_XXXXXX";
-    REQUIRE(mkdtemp(name) != nullptr);
-    path_ = name;
-  }
-  ~TempDir() {
-    for (const std::string& file : files_) std::remove(file.c_str());
-    rmdir(path_.c_str());
-  }
-  const std::string& Path() const { return path_; }
-  std::string File(const std::string& name, const std::string& contents = "") {
-    const std::string file = path_ + "/" + name;
-    files_.push_back(file);
-    if (!contents.empty()) std::ofstream(file) << contents;
-    return file;
-  }
-
- private:
-  std::string path_;
-  std::vector<std::string> files_;
-};
 
 std::vector<std::string> ListedCommands(GtpEngine& engine) {
   const std::string answer = Ask(engine, "list_commands");
@@ -383,8 +361,8 @@ TEST_CASE("gtp: genmove passes at the move cap") {
 TEST_CASE("gtp: loadsgf replays up to a move number and printsgf round-trips") {
   TempDir dir;
   const std::string path =
-      dir.File("game.sgf",
-               "(;FF[4]GM[1]SZ[7]KM[5.5]RU[Chinese];B[dd];W[cc];B[ee];W[ff]\n(;B[aa])(;B[bb]))\n");
+      dir.Write("game.sgf",
+                "(;FF[4]GM[1]SZ[7]KM[5.5]RU[Chinese];B[dd];W[cc];B[ee];W[ff]\n(;B[aa])(;B[bb]))\n");
   GtpEngine engine = MakeEngine(19);
   CHECK(Ask(engine, "loadsgf " + path + " 3") == "= black\n\n");
   CHECK(engine.game().size() == 7);
@@ -409,7 +387,7 @@ TEST_CASE("gtp: loadsgf replays up to a move number and printsgf round-trips") {
   CHECK(printed.find(";B[dd]") != std::string::npos);
   CHECK(printed.find('\n') == printed.size() - 2);  // one line
 
-  const std::string copy = dir.File("copy.sgf");
+  const std::string copy = dir / "copy.sgf";
   CHECK(Ask(engine, "printsgf " + copy) == "= \n\n");
   const std::string black = Ask(engine, "list_stones black");
   const std::string white = Ask(engine, "list_stones white");
@@ -424,7 +402,7 @@ TEST_CASE("gtp: loadsgf replays up to a move number and printsgf round-trips") {
 
 TEST_CASE("gtp: loadsgf keeps the engine's rules when the file has none") {
   TempDir dir;
-  const std::string path = dir.File("bare.sgf", "(;SZ[5];B[cc])");
+  const std::string path = dir.Write("bare.sgf", "(;SZ[5];B[cc])");
   go::Rules rules;
   rules.ko = go::KoRule::kSimple;
   rules.komi = 0.5;
@@ -432,7 +410,7 @@ TEST_CASE("gtp: loadsgf keeps the engine's rules when the file has none") {
   CHECK(Ask(engine, "loadsgf " + path) == "= white\n\n");
   CHECK(Ask(engine, "tengen-rules") == "= ko=simple suicide=false komi=0.5 scoring=area\n\n");
   const std::string ours =
-      dir.File("ours.sgf", "(;SZ[5]KM[2]RU[tengen:ko=positional,suicide=1,scoring=area])");
+      dir.Write("ours.sgf", "(;SZ[5]KM[2]RU[tengen:ko=positional,suicide=1,scoring=area])");
   CHECK(Ask(engine, "loadsgf " + ours) == "= black\n\n");
   CHECK(Ask(engine, "tengen-rules") == "= ko=positional suicide=true komi=2 scoring=area\n\n");
 }
@@ -442,14 +420,14 @@ TEST_CASE("gtp: loadsgf of a missing, garbage or illegal file fails cleanly") {
   GtpEngine engine = MakeEngine(5);
   PlayAll(engine, {"b c3"});
   const std::vector<std::string> bad = {
-      dir.File("missing.sgf"),
-      dir.File("garbage.sgf", "this is not ((( an sgf ]]"),
-      dir.File("truncated.sgf", "(;FF[4]SZ[9];B[aa];W[b"),
-      dir.File("empty_collection.sgf", "   \n"),
-      dir.File("bad_size.sgf", "(;SZ[40];B[aa])"),
-      dir.File("occupied.sgf", "(;SZ[5];B[aa];W[aa])"),
-      dir.File("off_board.sgf", "(;SZ[5];B[zz])"),
-      dir.Path(),
+      dir / "missing.sgf",
+      dir.Write("garbage.sgf", "this is not ((( an sgf ]]"),
+      dir.Write("truncated.sgf", "(;FF[4]SZ[9];B[aa];W[b"),
+      dir.Write("empty_collection.sgf", "   \n"),
+      dir.Write("bad_size.sgf", "(;SZ[40];B[aa])"),
+      dir.Write("occupied.sgf", "(;SZ[5];B[aa];W[aa])"),
+      dir.Write("off_board.sgf", "(;SZ[5];B[zz])"),
+      dir.path(),
   };
   for (const std::string& path : bad) {
     INFO(path);

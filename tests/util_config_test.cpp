@@ -6,11 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "test_support.h"
 #include "util/config.h"
 #include "util/error.h"
 
 namespace tengen {
 namespace {
+
+using testing::TempDir;
 
 namespace fs = boost::filesystem;
 
@@ -24,27 +27,6 @@ ConfigSpec TestSpec() {
       .Int("max_games_total", 1000, 0, 1000000, "stop after this many games");
   return spec;
 }
-
-// A unique directory under the system temp directory, removed with everything in it.
-class TempDir {
- public:
-  TempDir()
-      : path_(fs::temp_directory_path() / fs::unique_path("tengen-config-test-%%%%-%%%%-%%%%")) {
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    boost::system::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  std::string Write(const std::string& name, const std::string& text) const {
-    const std::string file = (path_ / name).string();
-    std::ofstream(file) << text;
-    return file;
-  }
-
- private:
-  fs::path path_;
-};
 
 // ParseCommandLine over a list of arguments (the program name is added).
 CommandLine Parse(const ConfigSpec& spec, Config& config, std::vector<std::string> args,

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "test_support.h"
 #include "util/error.h"
 #include "util/publish.h"
 #include "util/rng.h"
@@ -21,23 +22,7 @@ namespace tengen {
 namespace {
 
 namespace fs = boost::filesystem;
-
-class TempDir {
- public:
-  TempDir()
-      : path_(fs::temp_directory_path() / fs::unique_path("tengen-publish-test-%%%%-%%%%-%%%%")) {
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    boost::system::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  std::string path() const { return path_.string(); }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using testing::TempDir;
 
 // Every entry of dir, temporaries included.
 std::vector<std::string> ListAll(const std::string& dir) {
