@@ -43,7 +43,8 @@ int Main(int argc, const char* const argv[]) {
   options.board_size = static_cast<int>(config.GetInt("board_size"));
   options.max_moves = static_cast<int>(config.GetInt("max_moves"));
   uint64_t seed = static_cast<uint64_t>(config.GetInt("seed"));
-  if (seed == 0) seed = Rng().seed();
+  if (seed == 0)
+    seed = Rng().Next() % static_cast<uint64_t>(kMaxSeed) + 1;  // replayable via --seed
   // GTP owns stdout; the seed goes to stderr so that a game can be replayed.
   std::cerr << "tengen-gtp: seed " << seed << "\n";
 

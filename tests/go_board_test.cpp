@@ -243,4 +243,7 @@ TEST_CASE("game: illegal moves are reported and change nothing") {
   CHECK(g.board().hash() == hash);
   CHECK(g.moves().size() == 1);
   CHECK_THROWS_AS(g.Play({center, Color::kWhite}), tengen::CheckError);
+  // A move without a colour is a bug in the caller, caught before it can touch the board.
+  CHECK_THROWS_AS(g.Check({g.board().LocOf(0, 0), Color::kEmpty}), tengen::CheckError);
+  CHECK(g.board().hash() == hash);
 }

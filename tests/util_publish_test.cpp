@@ -147,18 +147,32 @@ TEST_CASE("publish: RemoveStaleTemporaries removes only old temporaries") {
   PublishFile(old_tree + "/a/b/c", "x");
   PublishFile(fresh, "x");
   PublishFile(dir / "published", "x");
+  // A temporary tree whose top directory is old but whose writer just added a file is alive.
+  const std::string busy_tree = TemporaryPathFor(dir / "busy-tree");
+  EnsureDirectory(busy_tree + "/sub");
+  PublishFile(busy_tree + "/sub/new", "x");
+  // Names that merely contain ".tmp" are not ours to delete.
+  PublishFile(dir / "notes.tmp", "x");
+  PublishFile(dir / "net.tmpl", "x");
+  for (const char* inside : {"/a/b/c", "/a/b", "/a", ""})
+    SetAge(old_tree + inside, std::chrono::hours(2));
   SetAge(old_file, std::chrono::hours(2));
-  SetAge(old_tree, std::chrono::hours(2));
+  SetAge(busy_tree, std::chrono::hours(2));
   SetAge(dir / "published", std::chrono::hours(2));
+  SetAge(dir / "notes.tmp", std::chrono::hours(2));
+  SetAge(dir / "net.tmpl", std::chrono::hours(2));
 
   CHECK(RemoveStaleTemporaries(dir.path(), std::chrono::hours(1)) == 2);
   CHECK_FALSE(fs::exists(old_file));
   CHECK_FALSE(fs::exists(old_tree));
+  CHECK(fs::exists(busy_tree + "/sub/new"));
   CHECK(fs::exists(fresh));
   CHECK(fs::exists(dir / "published"));
+  CHECK(fs::exists(dir / "notes.tmp"));
+  CHECK(fs::exists(dir / "net.tmpl"));
 
-  CHECK(RemoveStaleTemporaries(dir.path(), std::chrono::seconds(0)) == 1);
-  CHECK(ListAll(dir.path()) == std::vector<std::string>{"published"});
+  CHECK(RemoveStaleTemporaries(dir.path(), std::chrono::seconds(0)) == 2);
+  CHECK(ListAll(dir.path()) == std::vector<std::string>{"net.tmpl", "notes.tmp", "published"});
   CHECK(RemoveStaleTemporaries(dir / "missing", std::chrono::seconds(0)) == 0);
 }
 

@@ -36,6 +36,7 @@ GameState::GameState(const Board& initial, Rules rules, Color to_move, int max_m
 }
 
 Illegal GameState::Check(Move move) const {
+  TENGEN_CHECK(IsStone(move.color), "a move needs a colour");
   if (move.loc == kPassLoc) return Illegal::kNone;
   if (!board_.OnBoard(move.loc)) return Illegal::kOffBoard;
   if (board_.At(move.loc) != Color::kEmpty) return Illegal::kOccupied;

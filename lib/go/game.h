@@ -46,7 +46,8 @@ class GameState {
   // Takes back the last move; false when there is none.
   bool Undo();
 
-  // Two consecutive passes, or the move cap reached.
+  // Two consecutive passes (by either colour: GTP may send the same colour twice), or the
+  // move cap reached.
   bool IsOver() const;
   bool ReachedMoveCap() const {
     return max_moves_ > 0 && static_cast<int>(moves_.size()) >= max_moves_;

@@ -48,6 +48,7 @@ std::string LocToGtp(Loc loc, int size) {
   if (loc == kNullLoc) return "null";
   const int x = LocX(loc, size);
   const int y = LocY(loc, size);
+  if (x < 0 || x >= size || y < 0 || y >= size) return "invalid(" + std::to_string(loc) + ")";
   return std::string(1, kColumnLetters[x]) + std::to_string(size - y);
 }
 

@@ -120,15 +120,6 @@ char StoneChar(go::Color color) {
   }
 }
 
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError("cannot open " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw IoError("cannot read " + path);
-  return text.str();
-}
-
 }  // namespace
 
 struct GtpEngine::Command {
@@ -372,7 +363,7 @@ std::string GtpEngine::LoadSgf(const Command& command, bool* ok) {
     return Fail(ok, "syntax error");
   }
   try {
-    const std::vector<std::vector<go::SgfNode>> games = go::ParseSgfCollection(ReadWholeFile(path));
+    const std::vector<std::vector<go::SgfNode>> games = go::ParseSgfCollection(ReadFile(path));
     if (games.empty() || games[0].empty()) throw FormatError("no game in " + path);
     go::SgfRecord record = go::RecordFromNodes(games[0]);
     // A file without RU or KM (or with rules we do not know) keeps the engine's current

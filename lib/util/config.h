@@ -57,7 +57,9 @@ class ConfigSpec {
 // Validated option values. Getters for undeclared keys or the wrong type are bugs (CheckError).
 class Config {
  public:
+  // Keeps a pointer to spec, which must outlive the Config.
   explicit Config(const ConfigSpec& spec);
+  explicit Config(ConfigSpec&&) = delete;
 
   // Validates and stores; throws ConfigError naming key, value and origin ("x.cfg:12",
   // "--set", "--max-games-total").

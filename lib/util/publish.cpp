@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -98,7 +99,11 @@ void AtomicFile::Write(const void* data, size_t size) {
     const ssize_t written = write(fd_, bytes, size);
     if (written < 0) {
       if (errno == EINTR) continue;
-      ThrowErrno("write", temp_path_, errno);
+      // After a failed write the file's content is unknown: it must never be committed.
+      const int error = errno;
+      close(fd_);
+      fd_ = -1;
+      ThrowErrno("write", temp_path_, error);
     }
     bytes += written;
     size -= static_cast<size_t>(written);
@@ -107,7 +112,14 @@ void AtomicFile::Write(const void* data, size_t size) {
 
 void AtomicFile::Commit() {
   if (fd_ < 0) throw IoError("cannot commit '" + temp_path_ + "': already committed or failed");
-  if (fsync(fd_) != 0) ThrowErrno("fsync", temp_path_, errno);
+  if (fsync(fd_) != 0) {
+    // Linux marks the failed pages clean, so a retried fsync would "succeed" on lost data:
+    // give up on this temporary for good.
+    const int error = errno;
+    close(fd_);
+    fd_ = -1;
+    ThrowErrno("fsync", temp_path_, error);
+  }
   const int fd = fd_;
   fd_ = -1;  // closed below whatever happens; the destructor must not close it again
   CloseOrThrow(fd, temp_path_);
@@ -142,7 +154,8 @@ void AtomicDirectory::Commit() {
   boost::system::error_code error;
   for (fs::recursive_directory_iterator it(temp_path_, error), end; !error && it != end;
        it.increment(error)) {
-    const fs::file_status status = it->symlink_status();
+    const fs::file_status status = it->symlink_status(error);
+    if (error) break;
     if (fs::is_regular_file(status)) {
       FsyncPath(it->path().string(), false);
     } else if (fs::is_directory(status)) {
@@ -198,6 +211,44 @@ std::vector<std::string> ListPublished(const std::string& dir) {
   return names;
 }
 
+namespace {
+
+// True only for names that TemporaryPathFor() makes: "<name>.tmp.<host>-<pid>-<16 hex>".
+// Cleanup deletes, so it must not take a user's "notes.tmp" or "x.tmpl" for one of ours.
+bool IsOurTemporaryName(const std::string& name) {
+  const size_t marker = name.rfind(".tmp.");
+  if (marker == std::string::npos) return false;
+  const std::string suffix = name.substr(marker + 5);
+  constexpr size_t kHexDigits = 16;
+  if (suffix.size() < kHexDigits + 4) return false;
+  const size_t hex_start = suffix.size() - kHexDigits;
+  if (suffix[hex_start - 1] != '-') return false;
+  for (size_t i = hex_start; i < suffix.size(); ++i)
+    if (!std::isxdigit(static_cast<unsigned char>(suffix[i]))) return false;
+  const size_t pid_dash = suffix.rfind('-', hex_start - 2);
+  if (pid_dash == std::string::npos || pid_dash == 0 || pid_dash + 1 == hex_start - 1) return false;
+  for (size_t i = pid_dash + 1; i < hex_start - 1; ++i)
+    if (!std::isdigit(static_cast<unsigned char>(suffix[i]))) return false;
+  return true;
+}
+
+// The newest modification time in a file or tree: a writer that keeps adding files to an old
+// temporary directory is still alive.
+std::time_t NewestModification(const std::string& path) {
+  struct stat info;
+  if (lstat(path.c_str(), &info) != 0) return 0;
+  std::time_t newest = info.st_mtime;
+  if (!S_ISDIR(info.st_mode)) return newest;
+  boost::system::error_code error;
+  for (fs::recursive_directory_iterator it(path, error), end; !error && it != end;
+       it.increment(error)) {
+    if (lstat(it->path().c_str(), &info) == 0) newest = std::max(newest, info.st_mtime);
+  }
+  return newest;
+}
+
+}  // namespace
+
 int RemoveStaleTemporaries(const std::string& dir, std::chrono::seconds max_age) {
   std::vector<std::string> stale;
   boost::system::error_code error;
@@ -209,10 +260,10 @@ int RemoveStaleTemporaries(const std::string& dir, std::chrono::seconds max_age)
   const std::time_t now = std::time(nullptr);
   for (const fs::directory_iterator end; it != end; it.increment(error)) {
     if (error) break;
-    if (!IsTemporaryName(it->path().filename().string())) continue;
-    struct stat info;
-    if (lstat(it->path().c_str(), &info) != 0) continue;  // already gone: another cleaner
-    if (now - info.st_mtime >= max_age.count()) stale.push_back(it->path().string());
+    if (!IsOurTemporaryName(it->path().filename().string())) continue;
+    const std::time_t newest = NewestModification(it->path().string());
+    if (newest == 0) continue;  // already gone: another cleaner
+    if (now - newest >= max_age.count()) stale.push_back(it->path().string());
   }
   if (error) throw IoError("cannot list '" + dir + "': " + error.message());
   int removed = 0;

@@ -42,7 +42,8 @@ bool StopToken::SleepFor(std::chrono::milliseconds duration) const {
 }
 
 void InstallStopSignalHandlers() {
-  SignalFlag();  // construct the static before any signal can arrive
+  // After the first signal the default action must stay: the next signal ends the process.
+  if (SignalFlag().load()) return;
   struct sigaction action {};
   action.sa_handler = HandleStopSignal;
   sigemptyset(&action.sa_mask);

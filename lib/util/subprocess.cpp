@@ -113,8 +113,11 @@ Child Spawn(const std::vector<std::string>& argv, bool capture_stderr) {
     ThrowErrno("cannot fork to start '" + argv[0] + "'", error);
   }
   if (pid == 0) {
-    // The child gets default signal handling: ignored signals would stay ignored across exec
-    // and a blocked mask would be inherited.
+    // A process group of its own: a Ctrl-C meant for this program must not kill the engines
+    // it drives while it shuts down cleanly (the destructor kills them). The signal mask and
+    // SIGPIPE are reset, as a blocked mask and ignored SIGPIPE would survive exec; other
+    // dispositions are inherited as exec leaves them.
+    setpgid(0, 0);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
