@@ -1,0 +1,109 @@
+// The logger (thread-safe whole lines, UTC timestamps, levels, file output) and stop signals.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "test_support.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/signals.h"
+
+namespace tengen {
+namespace {
+
+std::vector<std::string> ReadLines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST_CASE("log: threads write whole lines with UTC timestamps and levels to the file") {
+  testing::TempDir dir;
+  const std::string path = dir / "logs/test/test.log";  // parents are created
+  constexpr int kThreads = 4;
+  constexpr int kLinesPerThread = 500;
+  {
+    Logger logger(LogLevel::kInfo, /*to_stderr=*/false);
+    logger.OpenFile(path);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&logger, t] {
+        for (int i = 0; i < kLinesPerThread; ++i)
+          logger.Info("thread " + std::to_string(t) + " line " + std::to_string(i) +
+                      " padding-padding-padding-padding-padding-padding-padding-padding");
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    logger.Debug("below the level: not written");
+    logger.Warning("a warning");
+  }
+  const std::vector<std::string> lines = ReadLines(path);
+  REQUIRE(lines.size() == kThreads * kLinesPerThread + 1);
+  const std::regex info_line(
+      R"(^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z INFO thread \d line \d+ (padding-){7}padding$)");
+  int malformed = 0;
+  for (size_t i = 0; i + 1 < lines.size(); ++i)
+    if (!std::regex_match(lines[i], info_line)) ++malformed;
+  CHECK(malformed == 0);
+  CHECK(lines.back().find(" WARNING a warning") != std::string::npos);
+  CHECK_THROWS_AS(ParseLogLevel("loud"), ConfigError);
+  CHECK(ParseLogLevel("warning") == LogLevel::kWarning);
+}
+
+TEST_CASE("log: a log file that cannot be opened is an IoError naming it") {
+  testing::TempDir dir;
+  const std::string blocker = dir.Write("file", "x");
+  Logger logger(LogLevel::kInfo, false);
+  try {
+    logger.OpenFile(blocker + "/sub/x.log");
+    FAIL("expected an IoError");
+  } catch (const IoError& e) {
+    CHECK(std::string(e.what()).find(blocker) != std::string::npos);
+  }
+}
+
+TEST_CASE("signals: a StopToken follows its flag and wakes a sleeper") {
+  std::atomic<bool> flag{false};
+  const StopToken token(&flag);
+  CHECK_FALSE(token.stop_requested());
+  CHECK_FALSE(token.SleepFor(std::chrono::milliseconds(10)));
+  std::thread setter([&flag] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    flag = true;
+  });
+  CHECK(token.SleepFor(std::chrono::hours(1)));  // returns once the flag is set
+  setter.join();
+  CHECK(token.stop_requested());
+}
+
+TEST_CASE("signals: the first SIGINT sets the stop flag, the second ends the process") {
+  // In a child process, so that the real handlers and the real default action are exercised.
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    InstallStopSignalHandlers();
+    const StopToken token = StopToken::FromSignals();
+    if (token.stop_requested()) _exit(10);
+    kill(getpid(), SIGINT);
+    if (!token.stop_requested()) _exit(11);
+    kill(getpid(), SIGTERM);  // the second signal, of the other kind: default action
+    _exit(12);
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  CHECK(WIFSIGNALED(status));
+  if (WIFSIGNALED(status)) CHECK(WTERMSIG(status) == SIGTERM);
+  if (WIFEXITED(status)) MESSAGE("child exited with code " << WEXITSTATUS(status));
+}
+
+}  // namespace
+}  // namespace tengen
