@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds (scripts/build.sh) and runs every test with ctest, printing the output of failures.
-# Installs the tools the tests drive (GNU Go for the GTP cross-check) when missing.
+# Installs the tools the tests drive (GNU Go for the GTP cross-check, numpy for the npz interop
+# test) when missing.
 #
 #   scripts/test.sh [ctest arguments...]     e.g. scripts/test.sh -R gtp
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/lib.sh"
 
-ensure_packages gnugo
+ensure_packages gnugo python3-numpy
 "$root/scripts/build.sh"
 build_dir=${BUILD_DIR:-$root/build/release}
 cd "$build_dir"

@@ -1,0 +1,114 @@
+#include "nn/batching.h"
+
+#include <algorithm>
+#include <exception>
+#include <string>
+
+#include "nn/features.h"
+
+namespace tengen::nn {
+
+struct BatchingServer::Request {
+  const float* spatial = nullptr;
+  const float* global = nullptr;
+  RowOutput* output = nullptr;
+  std::exception_ptr error;
+  bool done = false;
+  std::condition_variable finished;
+};
+
+BatchingServer::BatchingServer(std::unique_ptr<Evaluator> evaluator, BatchingOptions options)
+    : evaluator_(std::move(evaluator)),
+      options_(options),
+      pos_len_(evaluator_->pos_len()),
+      model_name_(evaluator_->model_name()) {
+  options_.max_batch_size = std::max(1, options_.max_batch_size);
+  thread_ = std::thread([this] { Serve(); });
+}
+
+BatchingServer::~BatchingServer() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  work_ready_.notify_all();
+  thread_.join();
+}
+
+void BatchingServer::Evaluate(const float* spatial, const float* global, RowOutput* output) {
+  Request request;
+  request.spatial = spatial;
+  request.global = global;
+  request.output = output;
+  std::unique_lock<std::mutex> lock(mutex_);
+  queue_.push_back(&request);
+  if (static_cast<int>(queue_.size()) == 1 ||
+      static_cast<int>(queue_.size()) >= options_.max_batch_size)
+    work_ready_.notify_one();
+  request.finished.wait(lock, [&request] { return request.done; });
+  if (request.error) std::rethrow_exception(request.error);
+}
+
+BatchingStats BatchingServer::stats() const {
+  BatchingStats s;
+  s.batches = batches_.load();
+  s.positions = positions_.load();
+  return s;
+}
+
+void BatchingServer::Serve() {
+  std::vector<Request*> batch;
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (true) {
+    work_ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping with nothing left to answer
+    if (static_cast<int>(queue_.size()) < options_.max_batch_size && !stopping_) {
+      work_ready_.wait_for(lock, options_.max_wait, [this] {
+        return stopping_ || static_cast<int>(queue_.size()) >= options_.max_batch_size;
+      });
+    }
+    const size_t take = std::min(queue_.size(), static_cast<size_t>(options_.max_batch_size));
+    batch.assign(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(take));
+    queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(take));
+    lock.unlock();
+    RunBatch(batch);
+    lock.lock();
+    for (Request* request : batch) {
+      request->done = true;
+      request->finished.notify_one();
+    }
+  }
+}
+
+void BatchingServer::RunBatch(std::vector<Request*>& batch) {
+  const int n = static_cast<int>(batch.size());
+  const int area = pos_len_ * pos_len_;
+  const int spatial_size = kNumSpatialFeatures * area;
+  EvalBatch input;
+  input.Resize(n, pos_len_);
+  for (int i = 0; i < n; ++i) {
+    std::copy(batch[i]->spatial, batch[i]->spatial + spatial_size, input.SpatialRow(i));
+    std::copy(batch[i]->global, batch[i]->global + kNumGlobalFeatures, input.GlobalRow(i));
+  }
+  EvalOutput output;
+  try {
+    evaluator_->Evaluate(input, &output);
+  } catch (...) {
+    for (Request* request : batch) request->error = std::current_exception();
+    return;
+  }
+  for (int i = 0; i < n; ++i) {
+    RowOutput* out = batch[i]->output;
+    const float* policy = output.policy_logits.data() + static_cast<size_t>(i) * (area + 1);
+    out->policy_logits.assign(policy, policy + area + 1);
+    std::copy(output.value_logits.begin() + 3 * i, output.value_logits.begin() + 3 * i + 3,
+              out->value_logits);
+    out->score = output.score[i];
+    const float* ownership = output.ownership.data() + static_cast<size_t>(i) * area;
+    out->ownership.assign(ownership, ownership + area);
+  }
+  batches_ += 1;
+  positions_ += n;
+}
+
+}  // namespace tengen::nn

@@ -1,0 +1,48 @@
+#include "nn/evaluator.h"
+
+#include <algorithm>
+
+#include "nn/features.h"
+#include "util/error.h"
+
+namespace tengen::nn {
+
+void EvalBatch::Resize(int n, int new_pos_len) {
+  TENGEN_CHECK(n >= 0 && new_pos_len > 0, "bad batch shape");
+  size = n;
+  pos_len = new_pos_len;
+  spatial.resize(static_cast<size_t>(n) * kNumSpatialFeatures * pos_len * pos_len);
+  global.resize(static_cast<size_t>(n) * kNumGlobalFeatures);
+}
+
+float* EvalBatch::SpatialRow(int i) {
+  TENGEN_CHECK(i >= 0 && i < size, "batch row out of range");
+  return spatial.data() + static_cast<size_t>(i) * kNumSpatialFeatures * pos_len * pos_len;
+}
+
+float* EvalBatch::GlobalRow(int i) {
+  TENGEN_CHECK(i >= 0 && i < size, "batch row out of range");
+  return global.data() + static_cast<size_t>(i) * kNumGlobalFeatures;
+}
+
+void EvalOutput::Resize(int n, int new_pos_len) {
+  TENGEN_CHECK(n >= 0 && new_pos_len > 0, "bad output shape");
+  size = n;
+  pos_len = new_pos_len;
+  const size_t area = static_cast<size_t>(pos_len) * pos_len;
+  policy_logits.resize(n * (area + 1));
+  value_logits.resize(static_cast<size_t>(n) * 3);
+  score.resize(n);
+  ownership.resize(n * area);
+}
+
+void UniformEvaluator::Evaluate(const EvalBatch& batch, EvalOutput* output) {
+  TENGEN_CHECK(batch.pos_len == pos_len_, "batch pos_len differs from the evaluator's");
+  output->Resize(batch.size, pos_len_);
+  std::fill(output->policy_logits.begin(), output->policy_logits.end(), 0.0f);
+  std::fill(output->value_logits.begin(), output->value_logits.end(), 0.0f);
+  std::fill(output->score.begin(), output->score.end(), 0.0f);
+  std::fill(output->ownership.begin(), output->ownership.end(), 0.0f);
+}
+
+}  // namespace tengen::nn

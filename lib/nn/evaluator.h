@@ -1,0 +1,60 @@
+#pragma once
+// The net behind a narrow, batch-first interface in plain C++ types (lc0's idea): fill a batch
+// of inputs, evaluate once, read the outputs. libtorch lives behind it in nn/torch only;
+// search never sees it (pipeline adapts an Evaluator to search::LeafEvaluator).
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tengen::nn {
+
+// Inputs for n positions, laid out as nn/features.h describes, all for one pos_len.
+struct EvalBatch {
+  int pos_len = 19;
+  int size = 0;                // number of positions
+  std::vector<float> spatial;  // [size][kNumSpatialFeatures][pos_len][pos_len]
+  std::vector<float> global;   // [size][kNumGlobalFeatures]
+
+  // Resizes for n positions (contents unspecified).
+  void Resize(int n, int pos_len);
+  float* SpatialRow(int i);
+  float* GlobalRow(int i);
+};
+
+// Raw net outputs for n positions, from the side to move's view.
+struct EvalOutput {
+  int pos_len = 19;
+  int size = 0;
+  std::vector<float> policy_logits;  // [size][pos_len * pos_len + 1], pass last
+  std::vector<float> value_logits;   // [size][3]: win, loss, draw
+  std::vector<float> score;          // [size]: expected score lead
+  std::vector<float> ownership;      // [size][pos_len * pos_len], in [-1, 1], + = own
+
+  void Resize(int n, int pos_len);
+};
+
+// A net (or a stand-in). Evaluate may be called from one thread at a time per object.
+class Evaluator {
+ public:
+  virtual ~Evaluator() = default;
+  virtual void Evaluate(const EvalBatch& batch, EvalOutput* output) = 0;
+  // Name of the model, written into every training row ("random" for the random evaluator).
+  virtual std::string model_name() const = 0;
+  virtual int pos_len() const = 0;
+};
+
+// Used before any net exists (KataGo does the same): all policy logits 0 (uniform over the
+// legal moves once masked), value logits 0 (an even game), score 0, ownership 0.
+class UniformEvaluator : public Evaluator {
+ public:
+  explicit UniformEvaluator(int pos_len) : pos_len_(pos_len) {}
+  void Evaluate(const EvalBatch& batch, EvalOutput* output) override;
+  std::string model_name() const override { return "random"; }
+  int pos_len() const override { return pos_len_; }
+
+ private:
+  int pos_len_;
+};
+
+}  // namespace tengen::nn

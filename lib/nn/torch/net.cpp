@@ -1,0 +1,300 @@
+#include "nn/torch/net.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <cmath>
+#include <map>
+
+#include "nn/features.h"
+#include "util/error.h"
+
+namespace tengen::nn {
+namespace {
+
+namespace F = torch::nn::functional;
+
+// Batch norm constants. eps is KataGo's (bnorm_epsilon 1e-4). Momentum: KataGo used 0.001
+// for runs of many millions of samples; our models are exported after a few thousand steps,
+// and with 0.001 their running statistics would still be near the initial (0, 1).
+constexpr double kBatchNormEps = 1e-4;
+constexpr double kBatchNormMomentum = 0.01;
+// Initial conv5x5 as in KataGo's older nets (newer ones use 3x3 with more blocks).
+constexpr int kInitialKernel = 5;
+// Pooling features use (sqrt(area) - 14) / 10 and its square, KataGo's board-size terms
+// (14 ~ the middle of sqrt(area) for 9x9 .. 19x19).
+constexpr double kPoolSizeCenter = 14.0;
+constexpr double kPoolSizeScale = 10.0;
+// Fresh nets: the last convolution of each residual block starts scaled down so that the
+// stacked blocks start close to the identity (the idea behind KataGo's fixup init).
+constexpr double kResidualInitGain = 0.5;
+
+torch::nn::Conv2d MakeConv(int in, int out, int kernel, bool bias) {
+  return torch::nn::Conv2d(
+      torch::nn::Conv2dOptions(in, out, kernel).padding(kernel / 2).bias(bias));
+}
+
+torch::Tensor AsChannelBias(const torch::Tensor& t) { return t.unsqueeze(2).unsqueeze(3); }
+
+// [N][3C]: mean, mean * size term, max over on-board points. x is masked and >= 0.
+torch::Tensor GlobalPool(const torch::Tensor& x, const MaskInfo& m) {
+  const auto count = m.count.to(x.scalar_type());
+  const auto size_term =
+      ((m.count.sqrt() - kPoolSizeCenter) / kPoolSizeScale).to(x.scalar_type());
+  const auto mean = x.sum({2, 3}) / count;
+  const auto max = (x + (m.mask - 1)).amax({2, 3});
+  return torch::cat({mean, mean * size_term, max}, 1);
+}
+
+// [N][3C]: KataGo's value-head pooling (mean, mean * size term, mean * quadratic term).
+torch::Tensor ValuePool(const torch::Tensor& x, const MaskInfo& m) {
+  const auto count = m.count.to(x.scalar_type());
+  const auto centered = (m.count.sqrt() - kPoolSizeCenter) / kPoolSizeScale;
+  const auto linear_term = centered.to(x.scalar_type());
+  const auto quadratic_term = (centered * centered - 0.1).to(x.scalar_type());
+  const auto mean = x.sum({2, 3}) / count;
+  return torch::cat({mean, mean * linear_term, mean * quadratic_term}, 1);
+}
+
+// Folds bn(conv(x) + linear(p)) into conv and linear: both scaled per output channel, the
+// shift added to the linear bias.
+void FoldConvLinearBn(torch::nn::Conv2d& conv, torch::nn::Linear& linear,
+                      const MaskedBatchNorm& bn) {
+  const auto [scale, shift] = bn->ScaleShift();
+  conv->weight.mul_(scale.view({-1, 1, 1, 1}));
+  linear->weight.mul_(scale.unsqueeze(1));
+  linear->bias.mul_(scale).add_(shift);
+}
+
+void InitWeight(torch::Tensor& weight, double gain, at::Generator& gen) {
+  const int64_t fan_in = weight.numel() / weight.size(0);
+  weight.normal_(0.0, gain / std::sqrt(static_cast<double>(fan_in)), gen);
+}
+
+}  // namespace
+
+NetShape NetShape::For(const ModelConfig& config) {
+  NetShape shape;
+  shape.blocks = config.blocks;
+  shape.channels = config.channels;
+  shape.gpool_channels = std::max(1, config.channels / 3);
+  shape.head_channels = std::max(1, config.channels / 3);
+  shape.value_hidden = 2 * shape.head_channels;
+  // KataGo's b6c96 has gpool blocks at 3 and 5 (1-based); we take every third block, and
+  // the last one in nets too short to have a third, so that every net pools in its trunk.
+  for (int i = 0; i < config.blocks; ++i) {
+    shape.gpool.push_back(i % 3 == 2 || (config.blocks < 3 && i == config.blocks - 1));
+  }
+  return shape;
+}
+
+MaskedBatchNormImpl::MaskedBatchNormImpl(int channels) {
+  weight = register_parameter("weight", torch::ones({channels}));
+  bias = register_parameter("bias", torch::zeros({channels}));
+  running_mean = register_buffer("running_mean", torch::zeros({channels}));
+  running_var = register_buffer("running_var", torch::ones({channels}));
+}
+
+torch::Tensor MaskedBatchNormImpl::forward(const torch::Tensor& x, const torch::Tensor& mask,
+                                           const torch::Tensor& mask_count) {
+  if (!is_training()) {
+    return torch::batch_norm(x, weight, bias, running_mean, running_var, /*training=*/false,
+                             kBatchNormMomentum, kBatchNormEps, /*cudnn_enabled=*/true);
+  }
+  const auto mean = (x * mask).sum({0, 2, 3}) / mask_count;
+  const auto centered = (x - mean.view({1, -1, 1, 1})) * mask;
+  const auto var = (centered * centered).sum({0, 2, 3}) / mask_count;
+  {
+    torch::NoGradGuard no_grad;
+    running_mean.mul_(1 - kBatchNormMomentum).add_(mean.detach() * kBatchNormMomentum);
+    running_var.mul_(1 - kBatchNormMomentum).add_(var.detach() * kBatchNormMomentum);
+  }
+  const auto inv_std = torch::rsqrt(var + kBatchNormEps);
+  return centered * (inv_std * weight).view({1, -1, 1, 1}) + bias.view({1, -1, 1, 1});
+}
+
+std::pair<torch::Tensor, torch::Tensor> MaskedBatchNormImpl::ScaleShift() const {
+  const auto scale = weight * torch::rsqrt(running_var + kBatchNormEps);
+  return {scale, bias - running_mean * scale};
+}
+
+ConvBnImpl::ConvBnImpl(int in, int out, int kernel) {
+  conv = register_module("conv", MakeConv(in, out, kernel, /*bias=*/false));
+  bn = register_module("bn", MaskedBatchNorm(out));
+}
+
+torch::Tensor ConvBnImpl::forward(const torch::Tensor& x, const torch::Tensor& mask,
+                                  const torch::Tensor& mask_count) {
+  if (folded_bias.defined()) return conv(x);
+  return bn(conv(x), mask, mask_count);
+}
+
+void ConvBnImpl::Fold() {
+  if (folded_bias.defined()) return;
+  const auto [scale, shift] = bn->ScaleShift();
+  conv->weight.mul_(scale.view({-1, 1, 1, 1}));
+  // Conv2dImpl::forward reads its `bias` member; registering it makes .to() convert it too.
+  folded_bias = conv->register_parameter("bias", shift.clone(), /*requires_grad=*/false);
+  conv->bias = folded_bias;
+}
+
+ResBlockImpl::ResBlockImpl(int channels, int gpool_channels) {
+  const int mid = channels - gpool_channels;
+  bn1 = register_module("bn1", MaskedBatchNorm(channels));
+  conv1 = register_module("conv1", MakeConv(channels, mid, 3, /*bias=*/false));
+  if (gpool_channels > 0) {
+    conv_g = register_module("conv_g", ConvBn(channels, gpool_channels, 3));
+    linear_g = register_module("linear_g", torch::nn::Linear(3 * gpool_channels, mid));
+  }
+  bn2 = register_module("bn2", MaskedBatchNorm(mid));
+  conv2 = register_module("conv2", MakeConv(mid, channels, 3, /*bias=*/false));
+}
+
+torch::Tensor ResBlockImpl::forward(const torch::Tensor& x, const MaskInfo& m) {
+  const auto h = torch::relu(bn1(x, m.mask, m.total)) * m.mask;
+  auto r = conv1(h);
+  if (!conv_g.is_empty()) {
+    const auto g = torch::relu(conv_g(h, m.mask, m.total)) * m.mask;
+    r = r + AsChannelBias(linear_g(GlobalPool(g, m)));
+  }
+  if (!folded) r = bn2(r, m.mask, m.total);
+  r = torch::relu(r) * m.mask;
+  return x + conv2(r);
+}
+
+void ResBlockImpl::Fold() {
+  if (folded) return;
+  if (!conv_g.is_empty()) {
+    conv_g->Fold();
+    FoldConvLinearBn(conv1, linear_g, bn2);
+  } else {
+    const auto [scale, shift] = bn2->ScaleShift();
+    conv1->weight.mul_(scale.view({-1, 1, 1, 1}));
+    conv1->bias = conv1->register_parameter("bias", shift.clone(), /*requires_grad=*/false);
+  }
+  folded = true;
+}
+
+NetImpl::NetImpl(const ModelConfig& config) : config_(config), shape_(NetShape::For(config)) {
+  const int c = shape_.channels;
+  const int h = shape_.head_channels;
+  conv_spatial = register_module(
+      "conv_spatial", MakeConv(kNumSpatialFeatures, c, kInitialKernel, /*bias=*/false));
+  linear_global = register_module("linear_global",
+                                  torch::nn::Linear(torch::nn::LinearOptions(
+                                      kNumGlobalFeatures, c).bias(false)));
+  blocks = register_module("blocks", torch::nn::ModuleList());
+  for (int i = 0; i < shape_.blocks; ++i) {
+    blocks->push_back(ResBlock(c, shape_.gpool[i] ? shape_.gpool_channels : 0));
+  }
+  bn_trunk = register_module("bn_trunk", MaskedBatchNorm(c));
+
+  policy_conv = register_module("policy_conv", MakeConv(c, h, 1, /*bias=*/false));
+  policy_gconv = register_module("policy_gconv", ConvBn(c, h, 1));
+  policy_glinear = register_module("policy_glinear", torch::nn::Linear(3 * h, h));
+  policy_bn = register_module("policy_bn", MaskedBatchNorm(h));
+  policy_out = register_module("policy_out", MakeConv(h, 1, 1, /*bias=*/false));
+  pass_linear = register_module("pass_linear", torch::nn::Linear(3 * h, 1));
+
+  value_conv = register_module("value_conv", ConvBn(c, h, 1));
+  value_hidden = register_module("value_hidden", torch::nn::Linear(3 * h, shape_.value_hidden));
+  value_out = register_module("value_out", torch::nn::Linear(shape_.value_hidden, 3));
+  score_out = register_module("score_out", torch::nn::Linear(shape_.value_hidden, 1));
+  ownership_out = register_module("ownership_out", MakeConv(h, 1, 1, /*bias=*/false));
+}
+
+NetOutput NetImpl::forward(const torch::Tensor& spatial, const torch::Tensor& global) {
+  TENGEN_CHECK(spatial.dim() == 4 && spatial.size(1) == kNumSpatialFeatures,
+               "spatial input must be [N][kNumSpatialFeatures][H][W]");
+  TENGEN_CHECK(global.dim() == 2 && global.size(1) == kNumGlobalFeatures,
+               "global input must be [N][kNumGlobalFeatures]");
+  const int64_t n = spatial.size(0);
+  MaskInfo m;
+  m.mask = spatial.narrow(1, 0, 1);
+  m.count = m.mask.to(torch::kFloat32).sum({2, 3});
+  // A position with no on-board point would divide by zero; it is a caller bug.
+  m.total = m.count.sum().to(spatial.scalar_type());
+
+  auto x = conv_spatial(spatial) + AsChannelBias(linear_global(global));
+  for (const auto& block : *blocks) x = block->as<ResBlockImpl>()->forward(x, m);
+  x = torch::relu(bn_trunk(x, m.mask, m.total)) * m.mask;
+
+  NetOutput out;
+  // Policy head.
+  const auto g = torch::relu(policy_gconv(x, m.mask, m.total)) * m.mask;
+  const auto pooled = GlobalPool(g, m);
+  auto p = policy_conv(x) + AsChannelBias(policy_glinear(pooled));
+  if (!policy_folded_) p = policy_bn(p, m.mask, m.total);
+  p = torch::relu(p) * m.mask;
+  const auto board_logits = policy_out(p).view({n, -1});
+  const auto off_board = (1 - m.mask).reshape({n, -1}) * kOffBoardLogit;
+  out.policy_logits = torch::cat({board_logits * m.mask.reshape({n, -1}) + off_board,
+                                  pass_linear(pooled)},
+                                 1);
+  // Value, score and ownership heads.
+  const auto v = torch::relu(value_conv(x, m.mask, m.total)) * m.mask;
+  const auto hidden = torch::relu(value_hidden(ValuePool(v, m)));
+  out.value_logits = value_out(hidden);
+  out.score = score_out(hidden).view({n});
+  out.ownership = (torch::tanh(ownership_out(v)) * m.mask).view({n, -1});
+  return out;
+}
+
+void NetImpl::Initialize(uint64_t seed) {
+  torch::NoGradGuard no_grad;
+  at::Generator gen = at::detail::createCPUGenerator(seed);
+  for (auto& item : named_parameters(/*recurse=*/true)) {
+    const std::string& name = item.key();
+    torch::Tensor& param = item.value();
+    if (param.dim() <= 1) {
+      // Norm weights stay 1 and norm biases 0; linear biases start at 0 too.
+      if (name.size() >= 5 && name.compare(name.size() - 5, 5, ".bias") == 0) param.zero_();
+      continue;
+    }
+    const bool residual_out = name.find(".conv2.") != std::string::npos;
+    // He-normal (gain sqrt 2) before ReLUs; the heads' outputs use gain 1.
+    const bool head_out = name.rfind("policy_out", 0) == 0 || name.rfind("pass_", 0) == 0 ||
+                          name.rfind("value_out", 0) == 0 || name.rfind("score_", 0) == 0 ||
+                          name.rfind("ownership_", 0) == 0;
+    double gain = head_out ? 1.0 : std::sqrt(2.0);
+    if (residual_out) gain *= kResidualInitGain;
+    InitWeight(param, gain, gen);
+  }
+}
+
+void NetImpl::FoldBatchNorm() {
+  if (folded_) return;
+  torch::NoGradGuard no_grad;
+  for (const auto& block : *blocks) block->as<ResBlockImpl>()->Fold();
+  policy_gconv->Fold();
+  FoldConvLinearBn(policy_conv, policy_glinear, policy_bn);
+  policy_folded_ = true;
+  value_conv->Fold();
+  folded_ = true;
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> NetImpl::NamedState() const {
+  std::vector<std::pair<std::string, torch::Tensor>> state;
+  for (const auto& item : named_parameters(/*recurse=*/true)) {
+    state.emplace_back(item.key(), item.value());
+  }
+  for (const auto& item : named_buffers(/*recurse=*/true)) {
+    state.emplace_back(item.key(), item.value());
+  }
+  return state;
+}
+
+void CopyNetState(const NetImpl& from, NetImpl* to) {
+  TENGEN_CHECK(from.folded() == to->folded(), "copying between folded and unfolded nets");
+  std::map<std::string, torch::Tensor> target;
+  for (auto& [name, tensor] : to->NamedState()) target.emplace(name, tensor);
+  const auto source = from.NamedState();
+  TENGEN_CHECK(source.size() == target.size(), "nets differ in their tensors");
+  torch::NoGradGuard no_grad;
+  for (const auto& [name, tensor] : source) {
+    const auto it = target.find(name);
+    TENGEN_CHECK(it != target.end(), "no tensor " + name + " in the target net");
+    it->second.copy_(tensor);
+  }
+}
+
+}  // namespace tengen::nn

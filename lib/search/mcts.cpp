@@ -1,0 +1,308 @@
+#include "search/mcts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <utility>
+
+#include "go/score.h"
+#include "util/error.h"
+
+namespace tengen::search {
+namespace {
+
+// KataGo adds 0.01 under the square root so that the priors break ties on a node's first
+// selection, when no child has visits yet (searchexplorehelpers.cpp).
+constexpr double kExploreEpsilon = 0.01;
+
+// Tromp-Taylor result and score lead of a finished game for the side to move.
+void ScoreFinished(const go::GameState& state, double* value, double* score) {
+  const double black_lead = go::TrompTaylorScore(state.board(), state.rules().komi);
+  const double lead = state.to_move() == go::Color::kBlack ? black_lead : -black_lead;
+  *value = lead > 0 ? 1.0 : lead < 0 ? -1.0 : 0.0;
+  *score = lead;
+}
+
+void Normalize(std::vector<float>& p) {
+  double total = 0;
+  for (float x : p) total += x;
+  if (total <= 0) return;
+  for (float& x : p) x = static_cast<float>(x / total);
+}
+
+}  // namespace
+
+bool PassWouldLose(const go::GameState& state) {
+  if (state.consecutive_passes() != 1) return false;
+  double value = 0, score = 0;
+  ScoreFinished(state, &value, &score);  // a pass leaves the board and the side's view as is
+  return value < 0;
+}
+
+go::Loc SearchResult::ChooseMove(double temperature, Rng& rng) const {
+  if (temperature <= 0) return best_move;
+  const float top = *std::max_element(policy_target.begin(), policy_target.end());
+  if (top <= 0) return best_move;
+  std::vector<double> weights(policy_target.size(), 0.0);
+  double total = 0;
+  for (size_t i = 0; i < weights.size(); ++i) {
+    // (p / top)^(1/T) stays in (0, 1] for any temperature, so low temperatures cannot underflow
+    // every weight to zero.
+    if (policy_target[i] > 0) weights[i] = std::pow(policy_target[i] / top, 1.0 / temperature);
+    total += weights[i];
+  }
+  double draw = rng.UniformDouble() * total;
+  for (size_t i = 0; i < weights.size(); ++i) {
+    if (weights[i] <= 0) continue;
+    draw -= weights[i];
+    if (draw < 0) return IndexToLoc(static_cast<int>(i), size);
+  }
+  return best_move;  // rounding at the very end of the range
+}
+
+Search::Search(SearchParams params, LeafEvaluator& evaluator, Rng& rng)
+    : params_(params), evaluator_(&evaluator), rng_(&rng) {}
+
+void Search::SetPosition(const go::GameState& state) {
+  root_state_ = state;
+  ClearTree();
+}
+
+void Search::ClearTree() { root_ = Node(); }
+
+void Search::Advance(go::Move played) {
+  int kept = -1;
+  if (root_.expanded && played.color == root_state_.to_move()) {
+    for (size_t i = 0; i < root_.children.size(); ++i) {
+      if (root_.children[i].move == played.loc && root_.children[i].visits > 0) {
+        kept = static_cast<int>(i);
+      }
+    }
+  }
+  root_state_.Play(played);
+  if (kept >= 0) {
+    Node next = std::move(root_.children[kept]);
+    root_ = std::move(next);
+  } else {
+    root_ = Node();
+  }
+}
+
+LeafEvaluation Search::Expand(Node& node, const go::GameState& state) {
+  LeafEvaluation eval = evaluator_->Evaluate(state);
+  const int size = state.size();
+  TENGEN_CHECK(static_cast<int>(eval.policy.size()) == size * size + 1,
+               "evaluator policy has " + std::to_string(eval.policy.size()) + " entries");
+  const go::Color pla = state.to_move();
+  node.children.clear();
+  double total = 0;
+  for (int y = 0; y < size; ++y) {
+    for (int x = 0; x < size; ++x) {
+      const go::Loc loc = go::MakeLoc(x, y, size);
+      if (state.board().At(loc) != go::Color::kEmpty || !state.IsLegal({loc, pla})) continue;
+      Node child;
+      child.move = loc;
+      child.prior = std::max(0.0f, eval.policy[y * size + x]);
+      total += child.prior;
+      node.children.push_back(std::move(child));
+    }
+  }
+  Node pass;
+  pass.move = go::kPassLoc;
+  pass.prior = std::max(0.0f, eval.policy[size * size]);
+  total += pass.prior;
+  node.children.push_back(std::move(pass));
+  for (Node& child : node.children) {
+    child.prior = total > 0 ? static_cast<float>(child.prior / total)
+                            : 1.0f / static_cast<float>(node.children.size());
+  }
+  node.expanded = true;
+  return eval;
+}
+
+int Search::SelectChild(const Node& node, bool is_root) const {
+  double total_visits = 0;
+  double visited_prior = 0;
+  for (size_t i = 0; i < node.children.size(); ++i) {
+    const Node& child = node.children[i];
+    total_visits += child.visits;
+    if (child.visits > 0) visited_prior += is_root ? root_priors_[i] : child.prior;
+  }
+  // This node's mean value is stored for the player who moved into it; its children are
+  // judged by the side to move here, the other player.
+  const double parent_q = node.visits > 0 ? -node.value_sum / node.visits : 0.0;
+  const double reduction = is_root ? params_.root_fpu_reduction : params_.fpu_reduction;
+  const double fpu = parent_q - reduction * std::sqrt(visited_prior);
+  const double explore = params_.cpuct * std::sqrt(total_visits + kExploreEpsilon);
+  int best = -1;
+  double best_value = -1e300;
+  for (size_t i = 0; i < node.children.size(); ++i) {
+    const Node& child = node.children[i];
+    if (is_root && RootBanned(child)) continue;
+    const double prior = is_root ? root_priors_[i] : child.prior;
+    if (is_root && forced_playouts_ && child.visits > 0 &&
+        child.visits < std::sqrt(params_.forced_playout_k * prior * total_visits)) {
+      return static_cast<int>(i);
+    }
+    const double q = child.visits > 0 ? child.value_sum / child.visits : fpu;
+    const double value = q + explore * prior / (1.0 + child.visits);
+    if (value > best_value) {
+      best_value = value;
+      best = static_cast<int>(i);
+    }
+  }
+  TENGEN_CHECK(best >= 0, "no child to select");
+  return best;
+}
+
+void Search::Playout(go::GameState& state) {
+  path_.clear();
+  path_.push_back(&root_);
+  Node* node = &root_;
+  double value = 0, score = 0;  // for the side to move at the leaf
+  while (true) {
+    if (state.IsOver()) {
+      ScoreFinished(state, &value, &score);
+      break;
+    }
+    if (!node->expanded) {
+      const LeafEvaluation eval = Expand(*node, state);
+      value = eval.value;
+      score = eval.score;
+      break;
+    }
+    Node* child = &node->children[SelectChild(*node, node == &root_)];
+    state.Play({child->move, state.to_move()});
+    node = child;
+    path_.push_back(node);
+  }
+  // The leaf stores values for the player who moved into it: the opponent of its side to move.
+  double v = -value, s = -score;
+  for (auto it = path_.rbegin(); it != path_.rend(); ++it) {
+    ++(*it)->visits;
+    (*it)->value_sum += v;
+    (*it)->score_sum += s;
+    v = -v;
+    s = -s;
+  }
+  for (size_t i = 1; i < path_.size(); ++i) state.Undo();
+}
+
+void Search::PrepareRoot(bool full_search) {
+  const size_t n = root_.children.size();
+  root_priors_.resize(n);
+  for (size_t i = 0; i < n; ++i) root_priors_[i] = root_.children[i].prior;
+  root_pass_banned_ = n > 1 && PassWouldLose(root_state_);
+  std::vector<bool> allowed(n);
+  int num_allowed = 0;
+  for (size_t i = 0; i < n; ++i) {
+    allowed[i] = !RootBanned(root_.children[i]);
+    num_allowed += allowed[i] ? 1 : 0;
+    if (!allowed[i]) root_priors_[i] = 0;
+  }
+  Normalize(root_priors_);
+  if (full_search && params_.root_policy_temperature != 1.0) {
+    for (float& p : root_priors_) {
+      if (p > 0) p = static_cast<float>(std::pow(p, 1.0 / params_.root_policy_temperature));
+    }
+    Normalize(root_priors_);
+  }
+  if (full_search && params_.dirichlet_weight > 0) {
+    std::gamma_distribution<double> gamma(params_.dirichlet_alpha_total / num_allowed, 1.0);
+    std::vector<double> noise(n, 0.0);
+    double total = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (allowed[i]) total += (noise[i] = gamma(*rng_));
+    }
+    if (total > 0) {
+      const double w = params_.dirichlet_weight;
+      for (size_t i = 0; i < n; ++i) {
+        if (allowed[i])
+          root_priors_[i] = static_cast<float>((1 - w) * root_priors_[i] + w * noise[i] / total);
+      }
+      Normalize(root_priors_);
+    }
+  }
+  forced_playouts_ = full_search && params_.forced_playout_k > 0;
+}
+
+SearchResult Search::Run(int visits, bool full_search) {
+  TENGEN_CHECK(!root_state_.IsOver(), "search on a finished game");
+  TENGEN_CHECK(visits >= 1, "visits must be positive");
+  go::GameState state = root_state_;  // working copy; playouts play and undo on it
+  if (!root_.expanded) {
+    // Expanding the root is its first visit. A reused root is already expanded.
+    if (root_.visits > 0) root_ = Node();
+    Playout(state);
+  }
+  PrepareRoot(full_search);
+  while (root_.visits < visits) Playout(state);
+  return MakeResult(full_search);
+}
+
+SearchResult Search::MakeResult(bool full_search) const {
+  const int size = root_state_.size();
+  const int num_moves = size * size + 1;
+  SearchResult result;
+  result.size = size;
+  result.visits.assign(num_moves, 0);
+  result.policy_target.assign(num_moves, 0.0f);
+  result.root_priors.assign(num_moves, 0.0f);
+  result.root_visits = root_.visits;
+  result.root_value = static_cast<float>(-root_.value_sum / root_.visits);
+  result.root_score = static_cast<float>(-root_.score_sum / root_.visits);
+
+  const std::vector<Node>& children = root_.children;
+  int best = -1;
+  double total_visits = 0;
+  for (size_t i = 0; i < children.size(); ++i) {
+    if (RootBanned(children[i])) continue;
+    const int index = MoveIndex(children[i].move, size);
+    result.visits[index] = children[i].visits;
+    result.root_priors[index] = root_priors_[i];
+    total_visits += children[i].visits;
+    if (best < 0 || children[i].visits > children[best].visits ||
+        (children[i].visits == children[best].visits && root_priors_[i] > root_priors_[best])) {
+      best = static_cast<int>(i);
+    }
+  }
+  TENGEN_CHECK(best >= 0, "root has no children");
+  result.best_move = children[best].move;
+
+  std::vector<double> weights(children.size(), 0.0);
+  for (size_t i = 0; i < children.size(); ++i) {
+    if (!RootBanned(children[i])) weights[i] = children[i].visits;
+  }
+  if (full_search && forced_playouts_ && children[best].visits > 0) {
+    // Policy target pruning (KataGo searchresults.cpp, searchexplorehelpers.cpp): shrink each
+    // other child to the visits at which its PUCT value would just equal the best child's,
+    // removing at most its forced playouts; a child left under one visit is dropped.
+    const double explore = params_.cpuct * std::sqrt(total_visits + kExploreEpsilon);
+    const Node& b = children[best];
+    const double best_puct =
+        b.value_sum / b.visits + explore * root_priors_[best] / (1.0 + b.visits);
+    for (size_t i = 0; i < children.size(); ++i) {
+      const Node& c = children[i];
+      if (static_cast<int>(i) == best || c.visits == 0 || RootBanned(c)) continue;
+      const double prior = root_priors_[i];
+      const double forced = std::sqrt(params_.forced_playout_k * prior * total_visits);
+      const double gap = best_puct - c.value_sum / c.visits;
+      const double needed = gap > 0 ? explore * prior / gap - 1.0 : c.visits;
+      double weight = std::min<double>(c.visits, std::max(needed, c.visits - forced));
+      if (weight < 1.0) weight = 0;
+      weights[i] = weight;
+    }
+  }
+  double total_weight = 0;
+  for (double w : weights) total_weight += w;
+  for (size_t i = 0; i < children.size(); ++i) {
+    const int index = MoveIndex(children[i].move, size);
+    // With no visits below the root (a 1-visit search), the target falls back to the priors.
+    result.policy_target[index] = total_weight > 0 ? static_cast<float>(weights[i] / total_weight)
+                                                   : result.root_priors[index];
+  }
+  return result;
+}
+
+}  // namespace tengen::search

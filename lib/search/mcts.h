@@ -1,0 +1,153 @@
+#pragma once
+// PUCT Monte Carlo tree search in the AlphaZero / KataGo style, single-threaded per game:
+// parallelism comes from many concurrent games whose leaves a batching evaluator gathers.
+//
+// Tree. Each node stores the move that led to it, its prior, its visit count and the sums of
+// the values and scores backed up through it. Values and scores in a node are from the view
+// of the player who moved INTO the node (so a parent picks the child with the largest mean
+// value); the evaluator answers from the side to move at the leaf, which is the opposite
+// player, so a leaf's answer is negated once and then alternates sign on the way up. A node's
+// children (one per legal move, with the evaluator's priors) are created when the node is
+// first visited; a child gets children of its own only when it is visited in turn.
+//
+// Selection: argmax of Q + cpuct * P * sqrt(sum of child visits + 0.01) / (1 + child visits),
+// KataGo's form; an unvisited child's Q is the First Play Urgency value, the parent's mean
+// value minus fpu_reduction * sqrt(prior mass of the visited children) (KataGo's
+// fpuReductionMax). Finished games (two passes or the move cap) are not evaluated: they are
+// scored by Tromp-Taylor, +1 / -1 / 0 for the side to move and the exact score lead.
+//
+// Full and cheap searches (playout cap randomisation, search/selfplay_helpers.h). A full
+// search is one whose row is recorded: it applies root policy temperature and Dirichlet noise
+// to the root priors and forces playouts, and its policy target is pruned of the forced
+// visits. A cheap search does none of these (KataGo turns them all off, play.cpp:1250-1262).
+// Temperature and noise are applied to a copy of the root priors for that Run only, so a
+// reused tree keeps the evaluator's priors.
+//
+// Passing at the root. Tromp-Taylor games end on two passes, and a net that has not learned
+// to play on would happily pass away a lost game. What is implemented: when the opponent has
+// just passed (so our pass would end the game), the game would then be a strict loss for the
+// side to move by Tromp-Taylor, and some other legal move exists, the root pass is removed
+// from the root's choices: it gets prior 0, is never selected, and reports 0 visits. Deeper in
+// the tree passes are searched normally and finished games are scored exactly. This is a light
+// version of KataGo's rule against passing when it would lose (it only looks one move ahead).
+
+#include <vector>
+
+#include "go/game.h"
+#include "go/types.h"
+#include "search/evaluator.h"
+#include "util/rng.h"
+
+namespace tengen::search {
+
+struct SearchParams {
+  // PUCT exploration constant. KataGo's cpuctExploration is 1.0 and grows by
+  // 0.45 * ln((N + 500) / 500) with visits N (searchparams.cpp); 1.1 is about its value at the
+  // few hundred visits of a selfplay search. Kept constant here.
+  double cpuct = 1.1;
+  // First Play Urgency reduction below the root: KataGo's fpuReductionMax.
+  double fpu_reduction = 0.2;
+  // At the root: KataGo uses 0 when root noise is on (selfplay), so every noised move is
+  // judged by its prior alone.
+  double root_fpu_reduction = 0.0;
+  // Dirichlet noise at the root of full searches: total concentration 10.83 spread evenly, so
+  // alpha per legal move = 10.83 / legal moves, mixed in with weight 0.25 (selfplay1.cfg
+  // rootDirichletNoiseTotalConcentration / rootDirichletNoiseWeight). KataGo shapes half the
+  // alpha by the policy; we use the uniform half only.
+  double dirichlet_alpha_total = 10.83;
+  double dirichlet_weight = 0.25;
+  // Softmax temperature on the root priors of full searches: p^(1/T), renormalised. 1 = off;
+  // KataGo selfplay starts at 1.25 and decays to 1.1 (selfplay1.cfg:168-169).
+  double root_policy_temperature = 1.0;
+  // Forced playouts in full searches: a visited root child with fewer than
+  // sqrt(k * P * total child visits) visits is selected next (rootDesiredPerChildVisitsCoeff
+  // = 2, selfplay1.cfg:148). 0 turns them and the target pruning off.
+  double forced_playout_k = 2.0;
+};
+
+// What a search found at the root. Vectors have size * size + 1 entries indexed by MoveIndex.
+struct SearchResult {
+  int size = 0;
+  // Visits of each root child (0 for illegal moves and for a banned root pass).
+  std::vector<int> visits;
+  // Policy training target: the visit distribution, after policy target pruning when the
+  // search forced playouts (KataGo searchresults.cpp): each non-best child keeps only the
+  // visits its PUCT value would have earned without forcing. Sums to 1.
+  std::vector<float> policy_target;
+  // The priors search used at the root (after temperature, noise and the pass ban).
+  std::vector<float> root_priors;
+  int root_visits = 0;
+  // Mean backed-up value in [-1, 1] and score lead, from the root side to move's view.
+  float root_value = 0;
+  float root_score = 0;
+  // The most visited move (ties: the higher prior).
+  go::Loc best_move = go::kPassLoc;
+
+  // temperature <= 0: best_move. Otherwise samples a move with probability proportional to
+  // policy_target^(1 / temperature) (KataGo samples its pruned "play selection values").
+  go::Loc ChooseMove(double temperature, Rng& rng) const;
+};
+
+class Search {
+ public:
+  // The evaluator and rng must outlive the search.
+  Search(SearchParams params, LeafEvaluator& evaluator, Rng& rng);
+
+  // Starts from `state` with an empty tree.
+  void SetPosition(const go::GameState& state);
+  // Plays `played` on the root position. If it is the side to move's move and was searched,
+  // its subtree becomes the new tree (tree reuse); otherwise the tree starts empty. Throws
+  // CheckError for an illegal move.
+  void Advance(go::Move played);
+  // Drops the tree but keeps the position. KataGo clears the tree before every full search so
+  // that root noise acts on a fresh tree (play.cpp:2694-2699); callers that want that call this.
+  void ClearTree();
+
+  // Searches until the root has `visits` visits (visits kept from a reused tree count, as
+  // KataGo's maxVisits). full_search: see the header comment. The root position must not be
+  // over.
+  SearchResult Run(int visits, bool full_search);
+
+  const go::GameState& root_state() const { return root_state_; }
+  int root_visits() const { return root_.visits; }
+  const SearchParams& params() const { return params_; }
+
+ private:
+  struct Node {
+    go::Loc move = go::kNullLoc;
+    float prior = 0;  // the evaluator's, renormalised over legal moves
+    int visits = 0;
+    double value_sum = 0;  // from the view of the player who moved into this node
+    double score_sum = 0;
+    bool expanded = false;
+    std::vector<Node> children;
+  };
+
+  // Descends from the root on `state` (the root position, restored on return), evaluates or
+  // scores the leaf and backs the result up.
+  void Playout(go::GameState& state);
+  LeafEvaluation Expand(Node& node, const go::GameState& state);
+  int SelectChild(const Node& node, bool is_root) const;
+  // Root priors for this Run: temperature, noise and the pass ban (see the header comment).
+  void PrepareRoot(bool full_search);
+  SearchResult MakeResult(bool full_search) const;
+  bool RootBanned(const Node& child) const {
+    return root_pass_banned_ && child.move == go::kPassLoc;
+  }
+
+  SearchParams params_;
+  LeafEvaluator* evaluator_;
+  Rng* rng_;
+  go::GameState root_state_;
+  Node root_;
+  std::vector<float> root_priors_;  // parallel to root_.children, valid during a Run
+  bool root_pass_banned_ = false;
+  bool forced_playouts_ = false;
+  std::vector<Node*> path_;  // reused across playouts
+};
+
+// True when the side to move's pass would end the game (the opponent just passed) and leave
+// it losing by Tromp-Taylor.
+bool PassWouldLose(const go::GameState& state);
+
+}  // namespace tengen::search

@@ -1,0 +1,25 @@
+#include "search/selfplay_helpers.h"
+
+#include <algorithm>
+
+namespace tengen::search {
+
+SearchPlan DrawSearchPlan(const PlayoutCap& cap, Rng& rng) {
+  SearchPlan plan;
+  plan.full_search = rng.UniformDouble() < cap.full_probability;
+  plan.record_row = plan.full_search;
+  plan.visits = plan.full_search ? cap.full_visits : std::min(cap.cheap_visits, cap.full_visits);
+  return plan;
+}
+
+ResignTracker::ResignTracker(const ResignParams& params, Rng& rng)
+    : params_(params),
+      may_resign_(params.enabled && !(rng.UniformDouble() < params.no_resign_fraction)) {}
+
+bool ResignTracker::Update(go::Color player, double root_value) {
+  int& low = low_turns_[player == go::Color::kBlack ? 0 : 1];
+  low = root_value < params_.threshold ? low + 1 : 0;
+  return may_resign_ && low >= params_.consecutive_turns;
+}
+
+}  // namespace tengen::search

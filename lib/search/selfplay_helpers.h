@@ -1,0 +1,58 @@
+#pragma once
+// Two small per-turn decisions of a selfplay game that sit next to search: how hard to search
+// this turn (playout cap randomisation) and whether the side to move resigns.
+
+#include "go/types.h"
+#include "util/rng.h"
+
+namespace tengen::search {
+
+// Playout cap randomisation (KataGo, play.cpp:1093-1225): most turns get a cheap search that
+// only chooses the move; the rest get a full search with noise and forced playouts whose policy
+// target is recorded. Defaults are selfplay1.cfg's: maxVisits 600, cheapSearchVisits 100,
+// cheapSearchProb 0.75.
+struct PlayoutCap {
+  int full_visits = 600;
+  int cheap_visits = 100;
+  double full_probability = 0.25;
+};
+
+struct SearchPlan {
+  int visits = 0;
+  // Full search: Search::Run(visits, true) (noise, root temperature, forced playouts).
+  bool full_search = false;
+  // Whether this turn becomes a training row: full searches only (cheapSearchTargetWeight 0).
+  bool record_row = false;
+};
+
+// Draws this turn's plan; a cheap search never has more visits than a full one.
+SearchPlan DrawSearchPlan(const PlayoutCap& cap, Rng& rng);
+
+// Resignation, off by default. A player resigns after `consecutive_turns` of its own turns in
+// a row with root value (its own view) below `threshold`. A fraction of games never resigns so
+// that the rate of wrong resignations can be measured from how those games end (AlphaGo Zero
+// played out 10%). KataGo's resignThreshold / resignConsecTurns are -0.90 / 3.
+struct ResignParams {
+  bool enabled = false;
+  double threshold = -0.9;
+  int consecutive_turns = 3;
+  double no_resign_fraction = 0.1;
+};
+
+// One per game.
+class ResignTracker {
+ public:
+  // Draws here whether this game may resign at all.
+  ResignTracker(const ResignParams& params, Rng& rng);
+
+  // Records `player`'s root value after its search; true when it should resign now.
+  bool Update(go::Color player, double root_value);
+  bool may_resign() const { return may_resign_; }
+
+ private:
+  ResignParams params_;
+  bool may_resign_;
+  int low_turns_[2] = {0, 0};  // black, white: consecutive own turns below the threshold
+};
+
+}  // namespace tengen::search

@@ -1,0 +1,117 @@
+// The batching server: every caller gets the answer for its own position, batches never
+// exceed the maximum, concurrent callers are batched together, and evaluator errors reach the
+// caller.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "nn/batching.h"
+#include "nn/features.h"
+
+namespace tengen::nn {
+namespace {
+
+// Answers with a function of the input so that mixed-up rows are detected: policy logit 0 is
+// the first spatial value, the value logits echo the first global.
+class EchoEvaluator : public Evaluator {
+ public:
+  explicit EchoEvaluator(int pos_len, std::vector<int>* batch_sizes, bool fail = false)
+      : pos_len_(pos_len), batch_sizes_(batch_sizes), fail_(fail) {}
+  void Evaluate(const EvalBatch& batch, EvalOutput* output) override {
+    if (fail_) throw std::runtime_error("device lost");
+    batch_sizes_->push_back(batch.size);  // the server calls from one thread
+    output->Resize(batch.size, batch.pos_len);
+    const int area = batch.pos_len * batch.pos_len;
+    for (int i = 0; i < batch.size; ++i) {
+      const float* spatial =
+          batch.spatial.data() + static_cast<size_t>(i) * kNumSpatialFeatures * area;
+      const float* global = batch.global.data() + static_cast<size_t>(i) * kNumGlobalFeatures;
+      output->policy_logits[static_cast<size_t>(i) * (area + 1)] = spatial[0];
+      output->value_logits[3 * i] = global[0];
+      output->score[i] = spatial[1] + global[1];
+    }
+  }
+  std::string model_name() const override { return "echo"; }
+  int pos_len() const override { return pos_len_; }
+
+ private:
+  int pos_len_;
+  std::vector<int>* batch_sizes_;
+  bool fail_;
+};
+
+TEST_CASE("batching: each of many concurrent callers gets its own answer") {
+  constexpr int kPosLen = 5;
+  constexpr int kThreads = 16;
+  constexpr int kCallsPerThread = 200;
+  std::vector<int> batch_sizes;
+  BatchingOptions options;
+  options.max_batch_size = 8;
+  BatchingServer server(std::make_unique<EchoEvaluator>(kPosLen, &batch_sizes), options);
+  CHECK(server.pos_len() == kPosLen);
+  CHECK(server.model_name() == "echo");
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<float> spatial(kNumSpatialFeatures * kPosLen * kPosLen, 0.0f);
+      std::vector<float> global(kNumGlobalFeatures, 0.0f);
+      RowOutput out;
+      for (int i = 0; i < kCallsPerThread; ++i) {
+        spatial[0] = static_cast<float>(t);
+        spatial[1] = static_cast<float>(i);
+        global[0] = static_cast<float>(t * 1000 + i);
+        global[1] = 0.5f;
+        server.Evaluate(spatial.data(), global.data(), &out);
+        if (out.policy_logits.size() != kPosLen * kPosLen + 1 || out.policy_logits[0] != t ||
+            out.value_logits[0] != static_cast<float>(t * 1000 + i) || out.score != i + 0.5f ||
+            out.ownership.size() != kPosLen * kPosLen)
+          ++wrong;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  CHECK(wrong == 0);
+  const BatchingStats stats = server.stats();
+  CHECK(stats.positions == kThreads * kCallsPerThread);
+  int total = 0, largest = 0;
+  for (int size : batch_sizes) {
+    total += size;
+    largest = std::max(largest, size);
+  }
+  CHECK(total == kThreads * kCallsPerThread);
+  CHECK(largest <= options.max_batch_size);
+  // With twice as many callers as the batch holds, batches fill up.
+  CHECK(stats.MeanBatchSize() > 2.0);
+  MESSAGE("mean batch size " << stats.MeanBatchSize() << " over " << stats.batches << " batches");
+}
+
+TEST_CASE("batching: a lone caller is answered without waiting for a full batch") {
+  std::vector<int> batch_sizes;
+  BatchingOptions options;
+  options.max_batch_size = 64;
+  options.max_wait = std::chrono::microseconds(100);
+  BatchingServer server(std::make_unique<EchoEvaluator>(3, &batch_sizes), options);
+  std::vector<float> spatial(kNumSpatialFeatures * 9, 1.0f), global(kNumGlobalFeatures, 2.0f);
+  RowOutput out;
+  for (int i = 0; i < 5; ++i) server.Evaluate(spatial.data(), global.data(), &out);
+  CHECK(batch_sizes == std::vector<int>(5, 1));
+  CHECK(out.value_logits[0] == 2.0f);
+}
+
+TEST_CASE("batching: an evaluator error reaches every caller of that batch") {
+  std::vector<int> batch_sizes;
+  BatchingServer server(std::make_unique<EchoEvaluator>(3, &batch_sizes, /*fail=*/true),
+                        BatchingOptions());
+  std::vector<float> spatial(kNumSpatialFeatures * 9, 0.0f), global(kNumGlobalFeatures, 0.0f);
+  RowOutput out;
+  CHECK_THROWS_WITH_AS(server.Evaluate(spatial.data(), global.data(), &out), "device lost",
+                       std::runtime_error);
+}
+
+}  // namespace
+}  // namespace tengen::nn

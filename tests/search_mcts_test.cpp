@@ -1,0 +1,448 @@
+// MCTS with fake evaluators: captures, sign conventions, PUCT visit shares, root noise and
+// temperature, move choice, forced playouts and target pruning, tree reuse, pass handling, and
+// the playout-cap and resignation helpers. Statistical checks use fixed seeds and wide margins.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "go/board.h"
+#include "go/game.h"
+#include "go/score.h"
+#include "search/evaluator.h"
+#include "search/mcts.h"
+#include "search/selfplay_helpers.h"
+#include "util/error.h"
+#include "util/rng.h"
+
+using namespace tengen;
+using namespace tengen::go;
+using namespace tengen::search;
+
+namespace {
+
+// Value and policy from functions of the position; the policy defaults to uniform over legal
+// moves. Counts its calls.
+class FakeEvaluator : public LeafEvaluator {
+ public:
+  std::function<float(const GameState&)> value;  // side to move's view
+  std::function<std::vector<float>(const GameState&)> policy;
+  int calls = 0;
+
+  LeafEvaluation Evaluate(const GameState& state) override {
+    ++calls;
+    LeafEvaluation eval = UniformEvaluator().Evaluate(state);
+    if (policy) eval.policy = policy(state);
+    if (value) eval.value = value(state);
+    return eval;
+  }
+};
+
+float ForSideToMove(const GameState& state, double black_view) {
+  return static_cast<float>(state.to_move() == Color::kBlack ? black_view : -black_view);
+}
+
+// Stone difference, squashed into (-1, 1).
+float MaterialValue(const GameState& s) {
+  const Board& b = s.board();
+  const int diff = b.StoneCount(Color::kBlack) - b.StoneCount(Color::kWhite);
+  return ForSideToMove(s, std::tanh(diff / 5.0));
+}
+
+// The Tromp-Taylor lead as if the game ended now, squashed into (-1, 1).
+float TrompTaylorValue(const GameState& s) {
+  return ForSideToMove(s, std::tanh(TrompTaylorScore(s.board(), s.rules().komi) / 5.0));
+}
+
+// A policy with the given probabilities on points (pass last in MoveIndex order), 0 elsewhere.
+std::vector<float> PolicyOn(int size, const std::vector<std::pair<Loc, float>>& moves) {
+  std::vector<float> policy(size * size + 1, 0.0f);
+  for (const auto& [loc, p] : moves) policy[MoveIndex(loc, size)] = p;
+  return policy;
+}
+
+// Swaps the colours of an ASCII board.
+std::string SwapColors(std::string text) {
+  for (char& c : text) c = c == 'X' ? 'O' : c == 'O' ? 'X' : c;
+  return text;
+}
+
+// The black chain of five in the middle row has one liberty, at C (4, 3); black to move
+// captures five stones there.
+constexpr const char* kCapture = R"(
+  . . . . .
+  X X X X X
+  O O O O O
+  X X X X .
+  . . . . .)";
+
+SearchParams NoNoise() {
+  SearchParams params;
+  params.dirichlet_weight = 0;
+  return params;
+}
+
+double Share(const SearchResult& r, Loc loc) {
+  const double total = std::accumulate(r.visits.begin(), r.visits.end(), 0.0);
+  return r.visits[MoveIndex(loc, r.size)] / total;
+}
+
+}  // namespace
+
+TEST_CASE("search: move indices put points row by row and the pass last") {
+  CHECK(MoveIndex(MakeLoc(0, 0, 9), 9) == 0);
+  CHECK(MoveIndex(MakeLoc(3, 2, 9), 9) == 21);
+  CHECK(MoveIndex(kPassLoc, 9) == 81);
+  for (int i = 0; i <= 81; ++i) CHECK(MoveIndex(IndexToLoc(i, 9), 9) == i);
+}
+
+TEST_CASE("search: uniform evaluator spreads the policy over legal moves only") {
+  GameState game(GameState(Board::FromAscii(kCapture), Rules(), Color::kBlack));
+  const LeafEvaluation eval = UniformEvaluator().Evaluate(game);
+  REQUIRE(eval.policy.size() == 26);
+  CHECK(std::accumulate(eval.policy.begin(), eval.policy.end(), 0.0) == doctest::Approx(1.0));
+  CHECK(eval.policy[MoveIndex(MakeLoc(0, 1, 5), 5)] == 0);  // occupied
+  CHECK(eval.policy[MoveIndex(MakeLoc(4, 3, 5), 5)] == doctest::Approx(1 / 12.0));
+  CHECK(eval.value == 0);
+}
+
+TEST_CASE("search: finds a one-move capture of five stones, for either colour") {
+  for (bool black : {true, false}) {
+    for (auto value : {&MaterialValue, &TrompTaylorValue}) {
+      CAPTURE(black);
+      const Board board = Board::FromAscii(black ? kCapture : SwapColors(kCapture));
+      Rules rules;
+      // Behind on the board until the capture: 14 points to 5 before it, 25 to 0 after.
+      rules.komi = black ? 12.5 : -12.5;
+      GameState game(board, rules, black ? Color::kBlack : Color::kWhite);
+      FakeEvaluator eval;
+      eval.value = value;
+      Rng rng(1);
+      Search search(NoNoise(), eval, rng);
+      search.SetPosition(game);
+      const SearchResult r = search.Run(400, false);
+      CHECK(r.best_move == MakeLoc(4, 3, 5));
+      // Values are reported from the side to move's view, whichever colour it is.
+      CHECK(r.root_value > 0.3);
+      CHECK(r.root_visits == 400);
+      CHECK(std::accumulate(r.visits.begin(), r.visits.end(), 0) == 399);
+    }
+  }
+}
+
+TEST_CASE("search: root value keeps the sign of the side to move through the tree") {
+  // Every leaf says black is ahead by 0.5, whoever is to move and however deep.
+  FakeEvaluator eval;
+  eval.value = [](const GameState& s) { return ForSideToMove(s, 0.5); };
+  for (Color to_move : {Color::kBlack, Color::kWhite}) {
+    Rules rules;
+    rules.komi = 0;  // a pass-pass leaf on a near-empty board is a draw, not a swing
+    GameState game(Board(5), rules, to_move);
+    Rng rng(2);
+    Search search(NoNoise(), eval, rng);
+    search.SetPosition(game);
+    const SearchResult r = search.Run(300, false);
+    if (to_move == Color::kBlack) {
+      CHECK(r.root_value == doctest::Approx(0.5).epsilon(0.1));
+    } else {
+      CHECK(r.root_value == doctest::Approx(-0.5).epsilon(0.1));
+    }
+  }
+}
+
+TEST_CASE("search: under a flat value, visit shares follow the priors") {
+  const Loc a = MakeLoc(2, 2, 9), b = MakeLoc(6, 6, 9), c = MakeLoc(4, 4, 9);
+  FakeEvaluator eval;
+  eval.policy = [&](const GameState&) { return PolicyOn(9, {{a, 0.6f}, {b, 0.3f}, {c, 0.1f}}); };
+  for (double cpuct : {0.5, 1.1, 3.0}) {
+    CAPTURE(cpuct);
+    SearchParams params = NoNoise();
+    params.cpuct = cpuct;
+    Rng rng(3);
+    Search search(params, eval, rng);
+    search.SetPosition(GameState(9));
+    const SearchResult r = search.Run(2000, false);
+    CHECK(Share(r, a) == doctest::Approx(0.6).epsilon(0.05));
+    CHECK(Share(r, b) == doctest::Approx(0.3).epsilon(0.1));
+    CHECK(Share(r, c) == doctest::Approx(0.1).epsilon(0.2));
+    CHECK(Share(r, kPassLoc) == 0);  // prior 0
+    CHECK(r.best_move == a);
+  }
+}
+
+TEST_CASE("search: a larger cpuct spreads visits onto the worse of two equal-prior moves") {
+  const Loc a = MakeLoc(2, 2, 9), b = MakeLoc(6, 6, 9);
+  FakeEvaluator eval;
+  eval.policy = [&](const GameState&) { return PolicyOn(9, {{a, 0.5f}, {b, 0.5f}}); };
+  // Black's view: +0.1 below a first move at a, -0.1 below b.
+  eval.value = [&](const GameState& s) {
+    if (s.moves().empty()) return 0.0f;
+    return ForSideToMove(s, s.moves()[0].loc == a ? 0.1 : -0.1);
+  };
+  std::vector<double> worse_share;
+  for (double cpuct : {0.25, 4.0}) {
+    SearchParams params = NoNoise();
+    params.cpuct = cpuct;
+    Rng rng(4);
+    Search search(params, eval, rng);
+    search.SetPosition(GameState(9));
+    const SearchResult r = search.Run(1000, false);
+    CHECK(r.best_move == a);
+    worse_share.push_back(Share(r, b));
+  }
+  // PUCT equilibrium: about 2% at cpuct 0.25 and 22% at 4.
+  CHECK(worse_share[0] < 0.06);
+  CHECK(worse_share[1] > 0.15);
+}
+
+TEST_CASE("search: Dirichlet noise perturbs the root priors of full searches only") {
+  UniformEvaluator eval;
+  SearchParams params;  // noise weight 0.25 by default
+  for (bool full : {false, true}) {
+    CAPTURE(full);
+    Rng rng(5);
+    Search search(params, eval, rng);
+    search.SetPosition(GameState(9));
+    const SearchResult r = search.Run(1, full);
+    CHECK(std::accumulate(r.root_priors.begin(), r.root_priors.end(), 0.0) == doctest::Approx(1.0));
+    double max_diff = 0;
+    for (float p : r.root_priors) {
+      CHECK(p > 0);
+      max_diff = std::max(max_diff, std::abs(p - 1 / 82.0));
+    }
+    if (full) {
+      CHECK(max_diff > 0.005);
+    } else {
+      CHECK(max_diff < 1e-6);
+    }
+  }
+  // Illegal moves get no noise.
+  GameState game(Board::FromAscii(kCapture), Rules(), Color::kBlack);
+  Rng rng(6);
+  Search search(params, eval, rng);
+  search.SetPosition(game);
+  const SearchResult r = search.Run(1, true);
+  CHECK(r.root_priors[MoveIndex(MakeLoc(0, 1, 5), 5)] == 0);
+  CHECK(std::accumulate(r.root_priors.begin(), r.root_priors.end(), 0.0) == doctest::Approx(1.0));
+}
+
+TEST_CASE("search: root policy temperature above 1 flattens the root priors") {
+  const Loc a = MakeLoc(2, 2, 9), b = MakeLoc(6, 6, 9), c = MakeLoc(4, 4, 9);
+  FakeEvaluator eval;
+  eval.policy = [&](const GameState&) { return PolicyOn(9, {{a, 0.6f}, {b, 0.3f}, {c, 0.1f}}); };
+  SearchParams params = NoNoise();
+  params.root_policy_temperature = 2.0;
+  Rng rng(7);
+  Search search(params, eval, rng);
+  search.SetPosition(GameState(9));
+  const SearchResult full = search.Run(1, true);
+  const double norm = std::sqrt(0.6) + std::sqrt(0.3) + std::sqrt(0.1);
+  CHECK(full.root_priors[MoveIndex(a, 9)] == doctest::Approx(std::sqrt(0.6) / norm));
+  CHECK(full.root_priors[MoveIndex(c, 9)] == doctest::Approx(std::sqrt(0.1) / norm));
+  CHECK(full.root_priors[MoveIndex(a, 9)] < 0.6);
+  CHECK(full.root_priors[MoveIndex(c, 9)] > 0.1);
+  // Cheap searches and later runs on the same tree see the evaluator's priors unchanged.
+  const SearchResult cheap = search.Run(1, false);
+  CHECK(cheap.root_priors[MoveIndex(a, 9)] == doctest::Approx(0.6));
+}
+
+TEST_CASE("search: move choice with temperature 0 takes the most visits, 1 samples them") {
+  SearchResult r;
+  r.size = 2;
+  r.visits = {0, 60, 30, 10, 0};
+  r.policy_target = {0, 0.6f, 0.3f, 0.1f, 0};
+  r.best_move = IndexToLoc(1, 2);
+  Rng rng(8);
+  CHECK(r.ChooseMove(0, rng) == IndexToLoc(1, 2));
+  for (double temperature : {1.0, 0.5}) {
+    std::vector<int> counts(5, 0);
+    const int draws = 20000;
+    for (int i = 0; i < draws; ++i) ++counts[MoveIndex(r.ChooseMove(temperature, rng), 2)];
+    CHECK(counts[0] == 0);
+    CHECK(counts[4] == 0);
+    // p^(1/T), normalised: T = 1 keeps 0.6/0.3/0.1; T = 0.5 gives 0.78/0.20/0.02.
+    const double norm = temperature == 1.0 ? 1.0 : 0.46;
+    const double expected_top = std::pow(0.6, 1 / temperature) / norm;
+    const double expected_low = std::pow(0.1, 1 / temperature) / norm;
+    CHECK(counts[1] / double(draws) == doctest::Approx(expected_top).epsilon(0.03));
+    CHECK(counts[3] / double(draws) == doctest::Approx(expected_low).epsilon(0.2));
+  }
+}
+
+TEST_CASE("search: forced playouts visit a poor low-prior move; the pruned target drops them") {
+  const Loc good = MakeLoc(2, 2, 9), poor = MakeLoc(6, 6, 9);
+  FakeEvaluator eval;
+  eval.policy = [&](const GameState&) { return PolicyOn(9, {{good, 0.9f}, {poor, 0.1f}}); };
+  eval.value = [&](const GameState& s) {
+    if (s.moves().empty()) return 0.0f;
+    return ForSideToMove(s, s.moves()[0].loc == good ? 0.5 : -0.5);
+  };
+  std::vector<SearchResult> results;
+  for (bool full : {false, true}) {
+    Rng rng(9);
+    Search search(NoNoise(), eval, rng);
+    search.SetPosition(GameState(9));
+    results.push_back(search.Run(400, full));
+  }
+  const SearchResult& cheap = results[0];
+  const SearchResult& full = results[1];
+  const int poor_index = MoveIndex(poor, 9);
+  // Forced: at least sqrt(k * P * N) = sqrt(2 * 0.1 * 399), about 9, visits.
+  CHECK(full.visits[poor_index] >= 8);
+  CHECK(full.visits[poor_index] > cheap.visits[poor_index]);
+  const double raw_share = full.visits[poor_index] / 399.0;
+  CHECK(full.policy_target[poor_index] < raw_share);
+  CHECK(full.policy_target[poor_index] < 0.01);
+  CHECK(std::accumulate(full.policy_target.begin(), full.policy_target.end(), 0.0) ==
+        doctest::Approx(1.0));
+  // Cheap searches are not pruned: the target is the visit distribution.
+  CHECK(cheap.policy_target[poor_index] == doctest::Approx(cheap.visits[poor_index] / 399.0));
+}
+
+TEST_CASE("search: Advance keeps the played move's subtree") {
+  FakeEvaluator eval;
+  eval.value = [](const GameState& s) { return ForSideToMove(s, 0.5); };
+  Rules rules;
+  rules.komi = 0;
+  Rng rng(10);
+  Search search(NoNoise(), eval, rng);
+  search.SetPosition(GameState(Board(5), rules, Color::kBlack));
+  const SearchResult first = search.Run(300, false);
+  const int kept = first.visits[MoveIndex(first.best_move, 5)];
+  REQUIRE(kept > 1);
+  search.Advance({first.best_move, Color::kBlack});
+  CHECK(search.root_state().to_move() == Color::kWhite);
+  CHECK(search.root_visits() == kept);
+  // The kept values now read from white's side.
+  const int calls = eval.calls;
+  const SearchResult same = search.Run(kept, false);
+  CHECK(eval.calls == calls);
+  CHECK(same.root_value == doctest::Approx(-0.5).epsilon(0.2));
+  const SearchResult more = search.Run(kept + 50, false);
+  CHECK(more.root_visits == kept + 50);
+  CHECK(eval.calls - calls <= 50);
+  // An unsearched move starts a fresh tree.
+  search.SetPosition(GameState(5));
+  const SearchResult small = search.Run(3, false);
+  Loc unvisited = kNullLoc;
+  for (int i = 0; i < 25 && unvisited == kNullLoc; ++i) {
+    if (small.visits[i] == 0) unvisited = IndexToLoc(i, 5);
+  }
+  REQUIRE(unvisited != kNullLoc);
+  search.Advance({unvisited, Color::kBlack});
+  CHECK(search.root_visits() == 0);
+  CHECK(search.Run(10, false).root_visits == 10);
+}
+
+TEST_CASE("search: after the opponent passes, a losing pass is never chosen") {
+  // White owns the whole board: black's pass would end the game lost.
+  GameState game(Board::FromAscii(R"(
+    . . O . .
+    . . O . .
+    . . O . .
+    . . O . .
+    . . O . .)"),
+                 Rules(), Color::kWhite);
+  game.Play({kPassLoc, Color::kWhite});
+  CHECK(PassWouldLose(game));
+  FakeEvaluator eval;  // the net wants to pass
+  eval.policy = [](const GameState& s) {
+    std::vector<float> p(s.size() * s.size() + 1, 0.001f);
+    p.back() = 0.99f;
+    return p;
+  };
+  for (bool full : {false, true}) {
+    Rng rng(11);
+    Search search(SearchParams(), eval, rng);
+    search.SetPosition(game);
+    const SearchResult r = search.Run(200, full);
+    CHECK(r.best_move != kPassLoc);
+    CHECK(r.visits[25] == 0);
+    CHECK(r.root_priors[25] == 0);
+    CHECK(r.policy_target[25] == 0);
+    for (int i = 0; i < 200; ++i) CHECK(r.ChooseMove(1.0, rng) != kPassLoc);
+  }
+}
+
+TEST_CASE("search: after the opponent passes, a winning pass ends the game") {
+  Rules rules;
+  rules.komi = 0.5;
+  GameState game(Board::FromAscii(R"(
+    . . X . .
+    . . X . .
+    . . X . .
+    . . X . .
+    . . X . .)"),
+                 rules, Color::kWhite);
+  game.Play({kPassLoc, Color::kWhite});
+  CHECK(!PassWouldLose(game));
+  UniformEvaluator eval;
+  Rng rng(12);
+  Search search(NoNoise(), eval, rng);
+  search.SetPosition(game);
+  const SearchResult r = search.Run(300, false);
+  // The pass is scored exactly (+1) rather than by the flat evaluator (0).
+  CHECK(r.best_move == kPassLoc);
+  CHECK(r.root_value > 0.5);
+  CHECK(r.root_score > 10);
+}
+
+TEST_CASE("search: search on a finished game is an error") {
+  GameState game(5);
+  game.Play({kPassLoc, Color::kBlack});
+  game.Play({kPassLoc, Color::kWhite});
+  UniformEvaluator eval;
+  Rng rng(13);
+  Search search(SearchParams(), eval, rng);
+  search.SetPosition(game);
+  CHECK_THROWS_AS(search.Run(10, false), CheckError);
+}
+
+TEST_CASE("search: playout cap draws full searches at the configured rate") {
+  PlayoutCap cap;
+  cap.full_visits = 600;
+  cap.cheap_visits = 100;
+  cap.full_probability = 0.25;
+  Rng rng(14);
+  int full = 0;
+  const int draws = 20000;
+  for (int i = 0; i < draws; ++i) {
+    const SearchPlan plan = DrawSearchPlan(cap, rng);
+    CHECK(plan.record_row == plan.full_search);
+    CHECK(plan.visits == (plan.full_search ? 600 : 100));
+    full += plan.full_search ? 1 : 0;
+  }
+  CHECK(full / double(draws) == doctest::Approx(0.25).epsilon(0.08));
+  cap.cheap_visits = 1000;  // never more than a full search
+  cap.full_probability = 0;
+  CHECK(DrawSearchPlan(cap, rng).visits == 600);
+}
+
+TEST_CASE("search: resignation needs consecutive low values of the same player") {
+  Rng rng(15);
+  ResignTracker off(ResignParams(), rng);  // off by default
+  for (int i = 0; i < 10; ++i) CHECK(!off.Update(Color::kBlack, -1.0));
+
+  ResignParams params;
+  params.enabled = true;
+  params.no_resign_fraction = 0;
+  ResignTracker tracker(params, rng);
+  CHECK(tracker.may_resign());
+  CHECK(!tracker.Update(Color::kBlack, -0.95));
+  CHECK(!tracker.Update(Color::kWhite, -0.95));
+  CHECK(!tracker.Update(Color::kBlack, -0.95));
+  CHECK(!tracker.Update(Color::kWhite, 0.2));  // resets white only
+  CHECK(tracker.Update(Color::kBlack, -0.99));
+  CHECK(!tracker.Update(Color::kWhite, -0.95));
+  CHECK(!tracker.Update(Color::kBlack, -0.5));  // above the threshold: reset
+  CHECK(!tracker.Update(Color::kBlack, -0.95));
+
+  params.no_resign_fraction = 1;
+  ResignTracker never(params, rng);
+  CHECK(!never.may_resign());
+  for (int i = 0; i < 10; ++i) CHECK(!never.Update(Color::kWhite, -1.0));
+}
