@@ -116,20 +116,6 @@ size_t FirstDataOffset(const std::string& bytes) {
   return 30 + name_size;
 }
 
-// A python3 that can import numpy: $TENGEN_PYTHON, python3 in PATH, or the system's (a pyenv
-// python3 earlier in PATH may lack the Debian package). Empty if there is none.
-std::string FindNumpyPython() {
-  std::vector<std::string> candidates = {"python3", "/usr/bin/python3"};
-  if (const char* env = std::getenv("TENGEN_PYTHON")) candidates.insert(candidates.begin(), env);
-  for (const std::string& python : candidates) {
-    try {
-      if (RunProcess({python, "-c", "import numpy"}).exit_code == 0) return python;
-    } catch (const IoError&) {
-    }
-  }
-  return "";
-}
-
 TEST_CASE("npy header golden bytes") {
   // Magic, version 1.0, header length 118 (0x76), the dict, 58 spaces and '\n': 128 bytes.
   const std::string expected = std::string("\x93NUMPY\x01\x00\x76\x00", 10) +
@@ -387,7 +373,7 @@ TEST_CASE("npz ArrayHeader reads only the start of a member") {
 }
 
 TEST_CASE("npz files interoperate with numpy") {
-  const std::string python = FindNumpyPython();
+  const std::string python = testing::FindNumpyPython();
   REQUIRE_MESSAGE(!python.empty(),
                   "no python3 with numpy: install python3-numpy (apt-get install python3-numpy, "
                   "as scripts/test.sh does), or set TENGEN_PYTHON to a python3 that has numpy");

@@ -2,8 +2,13 @@
 // Helpers shared by the tests.
 
 #include <boost/filesystem.hpp>
+#include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
+
+#include "util/error.h"
+#include "util/subprocess.h"
 
 namespace tengen::testing {
 
@@ -35,5 +40,19 @@ class TempDir {
  private:
   boost::filesystem::path path_;
 };
+
+// A python3 that can import numpy: $TENGEN_PYTHON, python3 in PATH, or the system's (a pyenv
+// python3 earlier in PATH may lack the Debian package). Empty if there is none.
+inline std::string FindNumpyPython() {
+  std::vector<std::string> candidates = {"python3", "/usr/bin/python3"};
+  if (const char* env = std::getenv("TENGEN_PYTHON")) candidates.insert(candidates.begin(), env);
+  for (const std::string& python : candidates) {
+    try {
+      if (RunProcess({python, "-c", "import numpy"}).exit_code == 0) return python;
+    } catch (const IoError&) {
+    }
+  }
+  return "";
+}
 
 }  // namespace tengen::testing

@@ -1,0 +1,88 @@
+#pragma once
+// The training-row format: what selfplay writes and the shuffler and trainer read. One .npz
+// file (a "shard") holds N rows from one model, all for one pos_len (L), as these arrays
+// (docs/DATA_FORMAT.md is the prose version; tests pin both):
+//
+//   spatial_packed  uint8   [N][C][ceil(L*L/8)]  input planes (nn/features.h), all 0/1, point
+//                                                p = y*L + x packed big-endian within a byte
+//                                                (numpy.unpackbits(..., axis=-1)[..., :L*L])
+//   global          float32 [N][G]               global inputs (nn/features.h)
+//   policy          float32 [N][L*L+1]           policy target: root visit distribution
+//                                                after forced-playout pruning, pass last,
+//                                                sums to 1
+//   value           float32 [N][3]               final result for the side to move:
+//                                                win, loss, draw (one-hot)
+//   score           float32 [N]                  final Tromp-Taylor score (komi included)
+//                                                from the side to move's view
+//   ownership       int8    [N][L*L]             final area owner: +1 side to move, -1
+//                                                opponent, 0 dame or off the board
+//   weight          float32 [N]                  row weight for every loss term
+//   game_id         int64   [N]                  random 63-bit id of the game (shared by its
+//                                                rows and written into its SGF as GN)
+//   turn            int32   [N]                  moves played before this position
+//   board_size      int8    [N]
+//   komi            float32 [N]                  komi of the game (white's bonus)
+//   rules           int8    [N][2]               [ko positional (1) or simple (0),
+//                                                 multi-stone suicide allowed (1)]
+//   model_name      uint8   [bytes]              UTF-8 name of the model that played
+//   feature_version int32   [1]                  nn::kFeatureVersion of the planes
+//
+// The layer below nn/ cannot know the feature counts, so C and G are given by the writer.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tengen::data {
+
+struct RowShape {
+  int pos_len = 19;
+  int num_spatial = 0;  // C
+  int num_global = 0;   // G
+  int feature_version = 0;
+};
+
+struct TrainingRow {
+  std::vector<float> spatial;  // [C][L*L], each 0 or 1
+  std::vector<float> global;   // [G]
+  std::vector<float> policy;   // [L*L+1]
+  float value[3] = {0, 0, 0};  // win, loss, draw
+  float score = 0;
+  std::vector<int8_t> ownership;  // [L*L]
+  float weight = 1;
+  int64_t game_id = 0;
+  int32_t turn = 0;
+  int8_t board_size = 0;
+  float komi = 0;
+  int8_t ko_positional = 1;
+  int8_t suicide = 0;
+};
+
+// Accumulates rows of one model and writes them as one shard, atomically.
+class ShardWriter {
+ public:
+  ShardWriter(RowShape shape, std::string model_name);
+  // CheckError if the row's vectors do not match the shape.
+  void Add(const TrainingRow& row);
+  int rows() const { return static_cast<int>(rows_.size()); }
+  // Writes all rows to `path` (published atomically) and clears them.
+  void WriteAndClear(const std::string& path);
+
+ private:
+  RowShape shape_;
+  std::string model_name_;
+  std::vector<TrainingRow> rows_;
+};
+
+// A shard read back (tests, shuffler, trainer). Throws FormatError naming the file for a
+// missing array, a wrong dtype or shapes that disagree.
+struct Shard {
+  RowShape shape;
+  std::string model_name;
+  std::vector<TrainingRow> rows;
+};
+Shard ReadShard(const std::string& path);
+// Rows in a shard from the npy headers alone (no inflating of the arrays).
+int64_t CountShardRows(const std::string& path);
+
+}  // namespace tengen::data

@@ -1,0 +1,149 @@
+#include "pipeline/game_runner.h"
+
+#include <cmath>
+#include <memory>
+
+#include "go/game.h"
+#include "go/score.h"
+#include "go/sgf_game.h"
+#include "go/symmetry.h"
+#include "nn/features.h"
+#include "util/error.h"
+
+namespace tengen::pipeline {
+namespace {
+
+template <typename T>
+T DrawWeighted(const std::vector<std::pair<T, double>>& choices, Rng& rng) {
+  TENGEN_CHECK(!choices.empty(), "no choices to draw from");
+  double total = 0;
+  for (const auto& choice : choices) total += choice.second;
+  double r = rng.UniformDouble() * total;
+  for (const auto& choice : choices) {
+    if (r < choice.second) return choice.first;
+    r -= choice.second;
+  }
+  return choices.back().first;
+}
+
+// A row's inputs and policy target; the outcome is filled in when the game ends.
+data::TrainingRow StartRow(const GameParams& params, const go::GameState& state,
+                           const search::SearchResult& result, int64_t game_id) {
+  const int pos_len = params.pos_len;
+  const int size = state.size();
+  data::TrainingRow row;
+  row.spatial.resize(static_cast<size_t>(nn::kNumSpatialFeatures) * pos_len * pos_len);
+  row.global.resize(nn::kNumGlobalFeatures);
+  nn::FillFeatures(state, pos_len, /*symmetry=*/0, row.spatial.data(), row.global.data());
+  row.policy.assign(static_cast<size_t>(pos_len) * pos_len + 1, 0.0f);
+  for (int index = 0; index <= size * size; ++index) {
+    const go::Loc loc = search::IndexToLoc(index, size);
+    row.policy[nn::PolicyIndex(loc, size, pos_len)] = result.policy_target[index];
+  }
+  row.game_id = game_id;
+  row.turn = static_cast<int32_t>(state.moves().size());
+  row.board_size = static_cast<int8_t>(size);
+  row.komi = static_cast<float>(state.rules().komi);
+  row.ko_positional = state.rules().ko == go::KoRule::kPositional ? 1 : 0;
+  row.suicide = state.rules().suicide ? 1 : 0;
+  return row;
+}
+
+// Value, score and ownership targets of a row whose side to move was `mover`.
+void FinishRow(const go::Board& final_board, const std::array<go::Color, go::kMaxArraySize>& owner,
+               go::Color winner, double black_score, go::Color mover, int pos_len,
+               data::TrainingRow* row) {
+  const int size = final_board.size();
+  row->value[0] = winner == mover ? 1.0f : 0.0f;
+  row->value[1] = winner == go::Opponent(mover) ? 1.0f : 0.0f;
+  row->value[2] = winner == go::Color::kEmpty ? 1.0f : 0.0f;
+  row->score = static_cast<float>(mover == go::Color::kBlack ? black_score : -black_score);
+  row->ownership.assign(static_cast<size_t>(pos_len) * pos_len, 0);
+  for (int y = 0; y < size; ++y) {
+    for (int x = 0; x < size; ++x) {
+      const go::Color c = owner[go::MakeLoc(x, y, size)];
+      if (go::IsStone(c)) row->ownership[y * pos_len + x] = c == mover ? 1 : -1;
+    }
+  }
+}
+
+}  // namespace
+
+double MoveTemperature(const GameParams& params, int turn, int size) {
+  const double halflife = params.temperature_halflife * (size * size) / (19.0 * 19.0);
+  const double early_share = std::pow(0.5, turn / std::max(halflife, 1e-9));
+  return params.temperature_early * early_share + params.temperature_late * (1 - early_share);
+}
+
+bool PlayGame(const GameParams& params, const Player& black, const Player& white, uint64_t seed,
+              const std::function<bool()>& stop, FinishedGame* game) {
+  Rng rng(seed);
+  const int size = DrawWeighted(params.board_sizes, rng);
+  TENGEN_CHECK(size <= params.pos_len, "board size above pos_len");
+  go::Rules rules = params.rules;
+  rules.komi = DrawWeighted(params.komis, rng);
+  const int max_moves = static_cast<int>(std::ceil(params.max_moves_per_area * size * size));
+  go::GameState state(size, rules, max_moves);
+
+  *game = FinishedGame();
+  game->seed = seed;
+  game->game_id = static_cast<int64_t>(rng.Next() >> 1);
+  // One search tree per player; selfplay's two players share an evaluator but not a tree, so
+  // that each side's tree is reused across its own moves only after the opponent's reply.
+  search::Search black_search(params.search, *black.evaluator, rng);
+  search::Search white_search(params.search, *white.evaluator, rng);
+  black_search.SetPosition(state);
+  white_search.SetPosition(state);
+  search::ResignTracker resign(params.resign, rng);
+  std::vector<go::Color> row_movers;
+
+  while (!state.IsOver()) {
+    if (stop()) return false;
+    const go::Color mover = state.to_move();
+    search::Search& searcher = mover == go::Color::kBlack ? black_search : white_search;
+    const search::SearchPlan plan = search::DrawSearchPlan(params.playout_cap, rng);
+    // KataGo clears the tree before full searches so that root noise acts on a fresh tree.
+    if (plan.full_search) searcher.ClearTree();
+    const search::SearchResult result = searcher.Run(plan.visits, plan.full_search);
+    game->search_visits += result.root_visits;
+    if (resign.Update(mover, result.root_value)) {
+      game->resigned = true;
+      game->winner = go::Opponent(mover);
+      break;
+    }
+    if (params.record_rows && plan.record_row) {
+      game->rows.push_back(StartRow(params, state, result, game->game_id));
+      row_movers.push_back(mover);
+    }
+    const go::Loc loc = result.ChooseMove(
+        MoveTemperature(params, static_cast<int>(state.moves().size()), size), rng);
+    const go::Move move{loc, mover};
+    state.Play(move);
+    black_search.Advance(move);
+    white_search.Advance(move);
+  }
+
+  game->moves = static_cast<int>(state.moves().size());
+  const auto owner = go::AreaOwnership(state.board());
+  if (!game->resigned) {
+    game->final_score = go::TrompTaylorScore(state.board(), rules.komi);
+    game->winner = game->final_score > 0   ? go::Color::kBlack
+                   : game->final_score < 0 ? go::Color::kWhite
+                                           : go::Color::kEmpty;
+  }
+  for (size_t i = 0; i < game->rows.size(); ++i)
+    FinishRow(state.board(), owner, game->winner, game->final_score, row_movers[i], params.pos_len,
+              &game->rows[i]);
+
+  game->sgf = go::RecordFromGame(state);
+  game->sgf.black_player = black.name;
+  game->sgf.white_player = white.name;
+  game->sgf.result = game->resigned
+                         ? std::string(game->winner == go::Color::kBlack ? "B" : "W") + "+R"
+                         : go::ScoreToResult(game->final_score);
+  game->sgf.extra_properties.push_back({"GN", std::to_string(game->game_id)});
+  game->sgf.extra_properties.push_back({"SO", "tengen seed=" + std::to_string(seed)});
+  return true;
+}
+
+}  // namespace tengen::pipeline

@@ -1,0 +1,71 @@
+#pragma once
+// The game runner shared by selfplay and the gatekeeper (KataGo's play.cpp serves both): plays
+// one game between two players (each a LeafEvaluator with its own search tree; selfplay passes
+// the same evaluator twice), with the board size and komi drawn from configured distributions,
+// the search effort from playout cap randomisation, move temperature from a schedule, optional
+// resignation, and turns finished games into training rows and an SGF record. What happens to
+// a finished game (write rows, count a win) is the caller's.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "data/training_rows.h"
+#include "go/rules.h"
+#include "go/sgf.h"
+#include "search/evaluator.h"
+#include "search/mcts.h"
+#include "search/selfplay_helpers.h"
+#include "util/rng.h"
+
+namespace tengen::pipeline {
+
+struct GameParams {
+  // Board sizes with relative weights, e.g. {{9, 1.0}}; komi values with relative weights.
+  std::vector<std::pair<int, double>> board_sizes = {{9, 1.0}};
+  std::vector<std::pair<double, double>> komis = {{7.0, 1.0}};
+  go::Rules rules;  // ko and suicide; komi is drawn per game
+  search::SearchParams search;
+  search::PlayoutCap playout_cap;
+  search::ResignParams resign;
+  // Move selection temperature: early * 0.5^(turn / halflife) + late * (1 - that), with the
+  // halflife in turns scaled by board area relative to 19x19 (KataGo selfplay1.cfg:
+  // chosenMoveTemperatureEarly 0.5, chosenMoveTemperature 0.1... we use 0.75 / 0.15 / 19).
+  double temperature_early = 0.75;
+  double temperature_late = 0.15;
+  double temperature_halflife = 19;
+  // Move cap as a multiple of the board area; capped games are scored as they stand.
+  double max_moves_per_area = 4.0;
+  // Training rows: every recorded row gets this pos_len (>= every board size).
+  int pos_len = 19;
+  bool record_rows = true;
+};
+
+struct Player {
+  search::LeafEvaluator* evaluator = nullptr;
+  std::string name;  // model name, written into the SGF (PB/PW) and the rows
+};
+
+struct FinishedGame {
+  go::SgfRecord sgf;
+  std::vector<data::TrainingRow> rows;
+  int64_t game_id = 0;
+  uint64_t seed = 0;
+  go::Color winner = go::Color::kEmpty;  // kEmpty: draw
+  double final_score = 0;                // black minus white (komi included); 0 on resignation
+  bool resigned = false;
+  int moves = 0;
+  int64_t search_visits = 0;  // root visits of all searches (a bound on NN evaluations)
+};
+
+// Plays one game to the end. `stop` is polled between moves: when it returns true the game is
+// abandoned and the function returns false (the game in flight is dropped, as DESIGN asks).
+bool PlayGame(const GameParams& params, const Player& black, const Player& white, uint64_t seed,
+              const std::function<bool()>& stop, FinishedGame* game);
+
+// The temperature for `turn` on a board of `size` (see GameParams).
+double MoveTemperature(const GameParams& params, int turn, int size);
+
+}  // namespace tengen::pipeline

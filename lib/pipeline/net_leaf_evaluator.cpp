@@ -1,0 +1,61 @@
+#include "pipeline/net_leaf_evaluator.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "go/symmetry.h"
+#include "nn/features.h"
+#include "util/error.h"
+
+namespace tengen::pipeline {
+
+NetLeafEvaluator::NetLeafEvaluator(nn::BatchingServer& server, Rng& rng, bool random_symmetry)
+    : server_(server),
+      rng_(rng),
+      random_symmetry_(random_symmetry),
+      spatial_(static_cast<size_t>(nn::kNumSpatialFeatures) * server.pos_len() * server.pos_len()),
+      global_(nn::kNumGlobalFeatures) {}
+
+search::LeafEvaluation NetLeafEvaluator::Evaluate(const go::GameState& state) {
+  const int size = state.size();
+  const int pos_len = server_.pos_len();
+  TENGEN_CHECK(size <= pos_len, "board size " + std::to_string(size) +
+                                    " exceeds the net's pos_len " + std::to_string(pos_len));
+  const int symmetry = random_symmetry_ ? static_cast<int>(rng_.Uniform(go::kNumSymmetries)) : 0;
+  nn::FillFeatures(state, pos_len, symmetry, spatial_.data(), global_.data());
+  server_.Evaluate(spatial_.data(), global_.data(), &output_);
+
+  // Softmax of the logits of the legal moves only; the net's view of a point p was written at
+  // SymmetricLoc(p, symmetry), so that is where its logit is.
+  search::LeafEvaluation result;
+  result.policy.assign(static_cast<size_t>(size) * size + 1, 0.0f);
+  const go::Color to_move = state.to_move();
+  float max_logit = output_.policy_logits[nn::PolicyIndex(go::kPassLoc, size, pos_len)];
+  std::vector<std::pair<int, float>> legal;  // (search index, logit)
+  legal.emplace_back(search::MoveIndex(go::kPassLoc, size), max_logit);
+  for (int y = 0; y < size; ++y) {
+    for (int x = 0; x < size; ++x) {
+      const go::Loc loc = go::MakeLoc(x, y, size);
+      if (state.board().At(loc) != go::Color::kEmpty || !state.IsLegal({loc, to_move})) continue;
+      const go::Loc seen = go::SymmetricLoc(loc, symmetry, size);
+      const float logit = output_.policy_logits[nn::PolicyIndex(seen, size, pos_len)];
+      legal.emplace_back(search::MoveIndex(loc, size), logit);
+      max_logit = std::max(max_logit, logit);
+    }
+  }
+  double total = 0;
+  for (auto& [index, logit] : legal) total += std::exp(static_cast<double>(logit - max_logit));
+  for (const auto& [index, logit] : legal)
+    result.policy[index] =
+        static_cast<float>(std::exp(static_cast<double>(logit - max_logit)) / total);
+
+  const float* v = output_.value_logits;
+  const float v_max = std::max({v[0], v[1], v[2]});
+  const double win = std::exp(v[0] - v_max), loss = std::exp(v[1] - v_max),
+               draw = std::exp(v[2] - v_max);
+  result.value = static_cast<float>((win - loss) / (win + loss + draw));
+  result.score = output_.score;
+  return result;
+}
+
+}  // namespace tengen::pipeline

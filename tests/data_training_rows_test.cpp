@@ -1,0 +1,138 @@
+// The training-row shard: round trip through our reader, row counting from headers, and the
+// arrays as numpy sees them (names, dtypes, shapes, bit order of the packed planes).
+#include <doctest/doctest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "data/training_rows.h"
+#include "test_support.h"
+#include "util/error.h"
+#include "util/rng.h"
+#include "util/subprocess.h"
+
+namespace tengen::data {
+namespace {
+
+constexpr int kPosLen = 5;
+constexpr int kSpatial = 3;
+constexpr int kGlobal = 2;
+
+RowShape Shape() { return {kPosLen, kSpatial, kGlobal, /*feature_version=*/7}; }
+
+TrainingRow RandomRow(Rng& rng, int i) {
+  const int area = kPosLen * kPosLen;
+  TrainingRow row;
+  for (int k = 0; k < kSpatial * area; ++k)
+    row.spatial.push_back(static_cast<float>(rng.Uniform(2)));
+  row.global = {0.25f * i, -1.0f};
+  row.policy.assign(area + 1, 0.0f);
+  row.policy[static_cast<size_t>(i) % (area + 1)] = 0.75f;
+  row.policy[area] += 0.25f;
+  row.value[i % 3] = 1.0f;
+  row.score = -3.5f + i;
+  for (int k = 0; k < area; ++k) row.ownership.push_back(static_cast<int8_t>(rng.Uniform(3)) - 1);
+  row.weight = 1.0f + i;
+  row.game_id = (int64_t{1} << 40) + i;
+  row.turn = 10 * i;
+  row.board_size = 5;
+  row.komi = 6.5f;
+  row.ko_positional = static_cast<int8_t>(i % 2);
+  row.suicide = 0;
+  return row;
+}
+
+void CheckSame(const TrainingRow& a, const TrainingRow& b) {
+  CHECK(a.spatial == b.spatial);
+  CHECK(a.global == b.global);
+  CHECK(a.policy == b.policy);
+  for (int k = 0; k < 3; ++k) CHECK(a.value[k] == b.value[k]);
+  CHECK(a.score == b.score);
+  CHECK(a.ownership == b.ownership);
+  CHECK(a.weight == b.weight);
+  CHECK(a.game_id == b.game_id);
+  CHECK(a.turn == b.turn);
+  CHECK(a.board_size == b.board_size);
+  CHECK(a.komi == b.komi);
+  CHECK(a.ko_positional == b.ko_positional);
+  CHECK(a.suicide == b.suicide);
+}
+
+TEST_CASE("training rows: a shard round-trips and counts its rows from headers") {
+  testing::TempDir dir;
+  Rng rng(3);
+  std::vector<TrainingRow> rows;
+  ShardWriter writer(Shape(), "run-a-s100-d200");
+  for (int i = 0; i < 7; ++i) {
+    rows.push_back(RandomRow(rng, i));
+    writer.Add(rows.back());
+  }
+  CHECK(writer.rows() == 7);
+  const std::string path = dir / "shard.npz";
+  writer.WriteAndClear(path);
+  CHECK(writer.rows() == 0);
+  CHECK(CountShardRows(path) == 7);
+  const Shard shard = ReadShard(path);
+  CHECK(shard.model_name == "run-a-s100-d200");
+  CHECK(shard.shape.pos_len == kPosLen);
+  CHECK(shard.shape.num_spatial == kSpatial);
+  CHECK(shard.shape.num_global == kGlobal);
+  CHECK(shard.shape.feature_version == 7);
+  REQUIRE(shard.rows.size() == rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) CheckSame(shard.rows[i], rows[i]);
+
+  TrainingRow bad = RandomRow(rng, 0);
+  bad.policy.pop_back();
+  CHECK_THROWS_AS(writer.Add(bad), CheckError);
+  CHECK_THROWS_AS(ReadShard(dir.Write("foreign.npz", "not a zip")), FormatError);
+}
+
+TEST_CASE("training rows: numpy reads every array with the documented dtype and shape") {
+  const std::string python = testing::FindNumpyPython();
+  REQUIRE_MESSAGE(!python.empty(), "no python3 with numpy: install python3-numpy");
+  testing::TempDir dir;
+  Rng rng(11);
+  ShardWriter writer(Shape(), "random");
+  std::vector<TrainingRow> rows;
+  for (int i = 0; i < 4; ++i) {
+    rows.push_back(RandomRow(rng, i));
+    writer.Add(rows.back());
+  }
+  const std::string path = dir / "shard.npz";
+  writer.WriteAndClear(path);
+  // numpy unpacks the planes and prints one line per array: name dtype shape sum.
+  const std::string script = R"(
+import sys, numpy as np
+d = np.load(sys.argv[1])
+for name in sorted(d.files):
+    a = d[name]
+    print(name, a.dtype.str, 'x'.join(map(str, a.shape)), repr(float(a.astype(np.float64).sum())))
+planes = np.unpackbits(d['spatial_packed'], axis=-1)[..., :25].reshape(4, 3, 5, 5)
+print('unpacked', int(planes.sum()), int(planes[2, 1, 3, 4]))
+print('model', bytes(d['model_name']).decode())
+)";
+  const ProcessResult result = RunProcess({python, "-c", script, path});
+  REQUIRE_MESSAGE(result.exit_code == 0, result.output);
+  double spatial_sum = 0;
+  for (const TrainingRow& row : rows)
+    for (float v : row.spatial) spatial_sum += v;
+  const int plane_2_1_3_4 = static_cast<int>(rows[2].spatial[1 * 25 + 3 * 5 + 4]);
+  const std::string expected_lines[] = {
+      "board_size |i1 4 20.0", "feature_version <i4 1 7.0", "game_id <i8 4 4398046511110.0",
+      "global <f4 4x2 -2.5",   "komi <f4 4 26.0",
+      "model_name |u1 6 ",  // the sum of the bytes follows
+      "ownership |i1 4x25 ",   "policy <f4 4x26 4.0",       "rules |i1 4x2 2.0",
+      "score <f4 4 -8.0",      "spatial_packed |u1 4x3x4 ", "turn <i4 4 60.0",
+      "value <f4 4x3 4.0",     "weight <f4 4 10.0",
+  };
+  for (const std::string& line : expected_lines)
+    CHECK_MESSAGE(result.output.find(line) != std::string::npos, line << "\n" << result.output);
+  std::ostringstream unpacked;
+  unpacked << "unpacked " << static_cast<int>(spatial_sum) << " " << plane_2_1_3_4;
+  CHECK_MESSAGE(result.output.find(unpacked.str()) != std::string::npos, result.output);
+  CHECK(result.output.find("model random") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace tengen::data

@@ -1,0 +1,122 @@
+// The shared game runner: a whole game with a uniform evaluator, its rows checked against the
+// game replayed from its own SGF record.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "go/score.h"
+#include "go/sgf_game.h"
+#include "nn/features.h"
+#include "pipeline/game_runner.h"
+#include "search/evaluator.h"
+
+namespace tengen::pipeline {
+namespace {
+
+GameParams SmallGame(int size) {
+  GameParams params;
+  params.board_sizes = {{size, 1.0}};
+  params.komis = {{0.5, 1.0}, {1.5, 1.0}};
+  params.playout_cap.full_visits = 24;
+  params.playout_cap.cheap_visits = 8;
+  params.playout_cap.full_probability = 0.5;
+  params.pos_len = 7;
+  return params;
+}
+
+TEST_CASE("game runner: rows match the game replayed from its SGF") {
+  search::UniformEvaluator evaluator;
+  const Player player{&evaluator, "random"};
+  int games_with_rows = 0;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    const GameParams params = SmallGame(seed % 2 ? 5 : 7);
+    FinishedGame game;
+    REQUIRE(PlayGame(
+        params, player, player, seed, [] { return false; }, &game));
+    CHECK(game.moves > 0);
+    CHECK(game.sgf.black_player == "random");
+    const std::string gn = game.sgf.extra_properties.at(0).second;
+    CHECK(gn == std::to_string(game.game_id));
+
+    // The SGF replays to a finished game whose Tromp-Taylor result is the recorded one.
+    const go::GameState replayed = go::ReplaySgf(game.sgf);
+    CHECK(replayed.moves().size() == static_cast<size_t>(game.moves));
+    const double score = go::TrompTaylorScore(replayed.board(), replayed.rules().komi);
+    CHECK(go::ScoreToResult(score) == game.sgf.result);
+    CHECK(score == game.final_score);
+
+    if (!game.rows.empty()) ++games_with_rows;
+    const int pos_len = params.pos_len;
+    const int area = pos_len * pos_len;
+    for (const data::TrainingRow& row : game.rows) {
+      CHECK(row.game_id == game.game_id);
+      const go::GameState at_row = go::ReplaySgf(game.sgf, row.turn);
+      const go::Color mover = at_row.to_move();
+      // Inputs are the features of that position.
+      std::vector<float> spatial(static_cast<size_t>(nn::kNumSpatialFeatures) * area);
+      std::vector<float> global(nn::kNumGlobalFeatures);
+      nn::FillFeatures(at_row, pos_len, 0, spatial.data(), global.data());
+      CHECK(row.spatial == spatial);
+      CHECK(row.global == global);
+      // The policy target sums to 1 over legal moves only.
+      double total = 0;
+      for (int index = 0; index <= area; ++index) {
+        const float p = row.policy[static_cast<size_t>(index)];
+        if (p <= 0) continue;
+        total += p;
+        const go::Loc loc = index == area
+                                ? go::kPassLoc
+                                : go::MakeLoc(index % pos_len, index / pos_len, at_row.size());
+        const bool legal =
+            index == area || (index % pos_len < at_row.size() && index / pos_len < at_row.size() &&
+                              at_row.IsLegal({loc, mover}));
+        CHECK_MESSAGE(legal, "policy mass on an illegal point " << index);
+      }
+      CHECK(std::abs(total - 1.0) < 1e-4);
+      // Outcome targets agree with the final result, from the mover's view.
+      const double mover_score = mover == go::Color::kBlack ? score : -score;
+      CHECK(row.score == doctest::Approx(mover_score));
+      CHECK(row.value[0] == (mover_score > 0 ? 1.0f : 0.0f));
+      CHECK(row.value[1] == (mover_score < 0 ? 1.0f : 0.0f));
+      CHECK(row.weight == 1.0f);
+      CHECK(row.komi == static_cast<float>(replayed.rules().komi));
+      // Ownership: + for the mover's area, zero off the board.
+      const auto owner = go::AreaOwnership(replayed.board());
+      for (int y = 0; y < pos_len; ++y) {
+        for (int x = 0; x < pos_len; ++x) {
+          const int8_t o = row.ownership[static_cast<size_t>(y * pos_len + x)];
+          if (x >= at_row.size() || y >= at_row.size()) {
+            CHECK(o == 0);
+            continue;
+          }
+          const go::Color c = owner[go::MakeLoc(x, y, at_row.size())];
+          CHECK(o == (c == mover ? 1 : c == go::Opponent(mover) ? -1 : 0));
+        }
+      }
+    }
+  }
+  CHECK(games_with_rows > 0);
+}
+
+TEST_CASE("game runner: a stop request abandons the game in flight") {
+  search::UniformEvaluator evaluator;
+  const Player player{&evaluator, "random"};
+  int polls = 0;
+  FinishedGame game;
+  CHECK_FALSE(PlayGame(
+      SmallGame(5), player, player, 9, [&polls] { return ++polls > 3; }, &game));
+  CHECK(polls == 4);
+}
+
+TEST_CASE("game runner: move temperature decays from early to late") {
+  GameParams params;
+  CHECK(MoveTemperature(params, 0, 19) == doctest::Approx(params.temperature_early));
+  CHECK(MoveTemperature(params, 19, 19) ==
+        doctest::Approx((params.temperature_early + params.temperature_late) / 2));
+  CHECK(MoveTemperature(params, 1000, 19) == doctest::Approx(params.temperature_late));
+  // On a smaller board the same decay takes fewer turns.
+  CHECK(MoveTemperature(params, 5, 9) < MoveTemperature(params, 5, 19));
+}
+
+}  // namespace
+}  // namespace tengen::pipeline
