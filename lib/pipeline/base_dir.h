@@ -1,0 +1,50 @@
+#pragma once
+// The base directory's layout (DESIGN.md "The base directory") as functions, so that every
+// program spells each path the same way:
+//
+//   <base>/selfplay/<model>/tdata/<unique>.npz     training shards (selfplay -> shuffler)
+//   <base>/selfplay/<model>/sgfs/<unique>.sgfs     one SGF game per line (people, tools)
+//   <base>/shuffleddata/<stamp>/                   shuffler output
+//   <base>/train/<trainingname>/                   trainer checkpoints and metrics
+//   <base>/torchmodels_toexport/<name>/            trainer -> exporter
+//   <base>/modelstobetested/<name>/                exporter -> gatekeeper
+//   <base>/models/<name>/                          accepted nets (-> selfplay, gatekeeper)
+//   <base>/rejectedmodels/<name>/                  gatekeeper's rejects
+//   <base>/gatekeepersgf/<name>/                   gatekeeper games
+//   <base>/logs/<program>/                         one log file per process
+//   <base>/status/<program>-<host>-<pid>.json      heartbeats
+//
+// Functions only join paths; nothing is created here (util/publish.h EnsureDirectory does
+// that, race-safe, where a program writes).
+
+#include <string>
+
+namespace tengen::pipeline {
+
+// The model name under which selfplay data is filed before any net exists.
+constexpr char kRandomModelName[] = "random";
+
+std::string SelfplayDir(const std::string& base);  // base/selfplay
+std::string SelfplayModelDir(const std::string& base, const std::string& model);
+std::string TdataDir(const std::string& base, const std::string& model);  // .../<model>/tdata
+std::string SgfsDir(const std::string& base, const std::string& model);   // .../<model>/sgfs
+std::string ShuffledDataDir(const std::string& base);
+std::string TrainDir(const std::string& base, const std::string& training_name);
+std::string TorchModelsToExportDir(const std::string& base);
+std::string ModelsToBeTestedDir(const std::string& base);
+std::string ModelsDir(const std::string& base);
+std::string RejectedModelsDir(const std::string& base);
+std::string GatekeeperSgfDir(const std::string& base);
+std::string LogsDir(const std::string& base, const std::string& program);  // base/logs/<program>
+std::string StatusDir(const std::string& base);
+
+// "<host>-<pid>": names a process's log file and heartbeat.
+std::string HostPid();
+// The host name ("unknown" when it cannot be read), with '/' replaced.
+std::string HostName();
+
+// "<UTC yyyymmdd-hhmmss>-<util/publish.h UniqueSuffix()>": sorts by creation time and is unique
+// across machines and processes. Shards are "<name>.npz", their games "<name>.sgfs".
+std::string UniqueFileStem();
+
+}  // namespace tengen::pipeline

@@ -1,0 +1,63 @@
+#pragma once
+// A process's heartbeat: a small JSON file status/<program>-<host>-<pid>.json that says what
+// the process is doing, refreshed every few seconds, for people and the status tool. It is
+// republished whole each time (util/publish.h PublishFile: temporary + rename), so a reader
+// never sees half a file. Format (one JSON object):
+//
+//   {"program": "selfplay", "host": "box1", "pid": 1234, "time_utc": "2026-...Z",
+//    "state": "playing", "texts": {"model": "random"},
+//    "counters": {"games": 12, "rows": 340, "games_per_hour": 1800.5}}
+//
+// texts and counters are the caller's key -> value pairs in the caller's order; a counter that
+// is not finite is written as null. The file of a process that ended stays, with the last
+// state the program gave (e.g. "stopped"), so that a status tool can tell ended from hung
+// (an old time_utc).
+//
+// No thread of its own: the program's main loop calls Beat() as often as it likes and the file
+// is rewritten at most every `interval` (always when forced). The JSON is written by hand (a
+// dozen fields do not need a library).
+
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tengen::pipeline {
+
+struct HeartbeatInfo {
+  std::string state;                                       // "playing", "stopping", ...
+  std::vector<std::pair<std::string, std::string>> texts;  // e.g. {"model", "random"}
+  std::vector<std::pair<std::string, double>> counters;    // e.g. {"games", 12}
+};
+
+class Heartbeat {
+ public:
+  // The file is <status_dir>/<program>-<host>-<pid>.json; the directory is created on the
+  // first Beat.
+  Heartbeat(std::string status_dir, std::string program,
+            std::chrono::milliseconds interval = std::chrono::seconds(5));
+
+  // Publishes `info` if `interval` has passed since the last publication, or if forced.
+  // Returns whether it wrote. Throws IoError when the file cannot be written.
+  bool Beat(const HeartbeatInfo& info, bool force = false);
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string status_dir_;
+  std::string program_;
+  std::string path_;
+  std::chrono::milliseconds interval_;
+  bool written_ = false;
+  std::chrono::steady_clock::time_point last_;
+};
+
+// The JSON text of a heartbeat (exposed for tests).
+std::string HeartbeatJson(const std::string& program, const std::string& host, long pid,
+                          const std::string& time_utc, const HeartbeatInfo& info);
+// A JSON string literal (quotes included) with ", \, control characters escaped.
+std::string JsonString(const std::string& text);
+// A JSON number: integers without a fraction, others with up to 6 significant digits after
+// rounding; NaN and infinities as null.
+std::string JsonNumber(double value);
+
+}  // namespace tengen::pipeline

@@ -1,0 +1,52 @@
+#pragma once
+// Which net selfplay (and later the gatekeeper) plays with: the newest model directory in
+// models/. Model directories are named <run>-<trainingname>-s<samples>-d<rows> (DESIGN.md);
+// "newest" is the largest samples number s<N>, ties broken by the directory's modification
+// time. A directory whose name does not follow the pattern (a freshly initialised net written
+// by tengen-new-model under any name) counts as s0, so a trained model always wins over it.
+// Temporaries (names containing ".tmp") and plain files are skipped.
+//
+// Loading is behind a hook: pipeline does not link libtorch, so the program passes a LoadModel
+// function (wired to nn/torch by programs that link it). Without a model the evaluator is the
+// uniform random one, named "random".
+
+#include <cstdint>
+#include <ctime>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "nn/evaluator.h"
+
+namespace tengen::pipeline {
+
+struct ModelInfo {
+  std::string name;  // the directory name, which is the model's name
+  std::string path;  // models_dir/name
+  int64_t samples = 0;
+  int64_t rows = 0;
+  std::time_t mtime = 0;
+};
+
+// Parses "<run>-<training>-s<samples>-d<rows>" (the last two dash-separated fields); false
+// when the name does not end that way.
+bool ParseModelName(const std::string& name, int64_t* samples, int64_t* rows);
+
+// The newest model in models_dir, or nullopt when there is none (or the directory is
+// missing). Throws IoError when the directory exists but cannot be listed.
+std::optional<ModelInfo> FindNewestModel(const std::string& models_dir);
+
+// Builds an evaluator for a model; pos_len is the selfplay pos_len (the net must accept it).
+// HOOK: programs that link nn/torch pass a function that loads the model with TorchModel::Load
+// and wraps it in a TorchEvaluator; an empty LoadModel means "no libtorch in this binary".
+using LoadModel =
+    std::function<std::unique_ptr<nn::Evaluator>(const ModelInfo& model, int pos_len)>;
+
+// nn::UniformEvaluator (named "random") when model is nullopt; load(*model, pos_len) otherwise.
+// Throws Error when there is a model but no loader ("built without libtorch"), and rethrows
+// the loader's errors with the model's path added.
+std::unique_ptr<nn::Evaluator> MakeEvaluator(const std::optional<ModelInfo>& model, int pos_len,
+                                             const LoadModel& load);
+
+}  // namespace tengen::pipeline

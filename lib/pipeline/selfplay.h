@@ -1,0 +1,76 @@
+#pragma once
+// The selfplay loop (the tengen-selfplay program is a thin main around RunSelfplay): game
+// threads play the newest model against itself and publish training shards and SGFs under
+// the base directory, until stopped or until --max-games-total games have been started.
+//
+// Threads. num_game_threads game threads each play one game at a time (pipeline/game_runner.h)
+// with their own search trees and Rng; every leaf goes through one nn::BatchingServer, whose
+// thread runs batches of up to nn_max_batch_size positions. Game threads mostly wait for their
+// batch, so there are many more of them than cores. The calling thread is the monitor: it logs
+// progress, refreshes the heartbeat and polls models/ for a newer net.
+//
+// Output, per model (pipeline/base_dir.h):
+//   selfplay/<model>/tdata/<stem>.npz   rows of finished games (data/training_rows.h format)
+//   selfplay/<model>/sgfs/<stem>.sgfs   one SGF per line: the games whose first rows are in
+//                                       the .npz of the same stem (plus games that recorded
+//                                       no row), published just before that .npz
+// A shard is published once it holds max_rows_per_file rows (a game's rows may continue in
+// the next shard); the first shard of a process holds a uniform random 1..max_rows_per_file
+// rows instead (KataGo does the same) so that processes started together do not publish in
+// lockstep. Files are published atomically and never modified afterwards.
+//
+// Model switching. Every model_check_interval the monitor looks for a newer model
+// (pipeline/model_registry.h). It loads it while games go on; then no new games start with
+// the old net, the games in flight finish, the old model's partial shard is published, and
+// play resumes with the new net. A model that fails to load is logged and skipped (play goes
+// on with the current net) until a newer one appears.
+//
+// Stopping. When `stop` is requested, no game starts, games in flight are dropped (they would
+// take minutes to finish), the finished games' rows and SGFs are published and RunSelfplay
+// returns, within a second or two. With max_games_total > 0, games are counted when they
+// start; once that many have started, the running ones finish, everything is published and
+// RunSelfplay returns. A game thread that throws logs the error and stops the others the same
+// way; RunSelfplay then publishes what is finished and throws Error.
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "pipeline/game_runner.h"
+#include "pipeline/model_registry.h"
+#include "util/log.h"
+#include "util/signals.h"
+
+namespace tengen::pipeline {
+
+struct SelfplayOptions {
+  std::string base_dir;    // data goes to <base_dir>/selfplay/<model>, status to <base>/status
+  std::string models_dir;  // where nets appear; normally <base_dir>/models
+  GameParams game;         // board sizes, komi, rules, search, playout cap, pos_len
+  int num_game_threads = 16;
+  // Largest NN batch; capped at num_game_threads (a thread has one position in flight).
+  int nn_max_batch_size = 16;
+  // 0 = play forever (until stopped).
+  int64_t max_games_total = 0;
+  int max_rows_per_file = 10000;  // KataGo's maxRowsPerTrainFile is 25000 for bigger runs
+  uint64_t seed = 0;              // master seed of the per-game seeds; 0 = from entropy
+  std::chrono::milliseconds model_check_interval{10000};
+  std::chrono::milliseconds log_interval{30000};
+  std::chrono::milliseconds heartbeat_interval{5000};
+  // How to run a model from models/ (model_registry.h). Empty: only the random net works.
+  LoadModel load_model;
+};
+
+struct SelfplayStats {
+  int64_t games = 0;          // finished games whose rows and SGF were kept
+  int64_t dropped_games = 0;  // games abandoned on stop
+  int64_t rows = 0;           // rows published
+  int64_t shards = 0;         // .npz files published
+  int64_t nn_positions = 0;   // positions evaluated by the net
+  int64_t nn_batches = 0;
+  double seconds = 0;
+};
+
+SelfplayStats RunSelfplay(const SelfplayOptions& options, Logger& logger, StopToken stop);
+
+}  // namespace tengen::pipeline

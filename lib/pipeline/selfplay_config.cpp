@@ -1,0 +1,186 @@
+#include "pipeline/selfplay_config.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <sstream>
+
+#include "go/types.h"
+#include "pipeline/base_dir.h"
+#include "pipeline/rules_config.h"
+#include "util/error.h"
+
+namespace tengen::pipeline {
+namespace {
+
+// Seeds stay below 2^53 so that they survive the double bounds of the option spec exactly.
+constexpr int64_t kMaxSeed = int64_t{1} << 53;
+
+double ParseNumber(const std::string& key, const std::string& text, const std::string& item) {
+  const char* begin = item.c_str();
+  char* end = nullptr;
+  const double value = std::strtod(begin, &end);
+  if (item.empty() || end != begin + item.size() || !std::isfinite(value))
+    throw ConfigError("bad value '" + text + "' for " + key + ": '" + item +
+                      "' is not a number (expected e.g. \"9:1,13:0.5\")");
+  return value;
+}
+
+std::string Trim(const std::string& text) {
+  const size_t begin = text.find_first_not_of(" \t");
+  if (begin == std::string::npos) return "";
+  const size_t end = text.find_last_not_of(" \t");
+  return text.substr(begin, end - begin + 1);
+}
+
+}  // namespace
+
+std::vector<std::pair<double, double>> ParseWeightedList(const std::string& key,
+                                                         const std::string& text, double min,
+                                                         double max) {
+  std::vector<std::pair<double, double>> list;
+  std::stringstream stream(text);
+  std::string entry;
+  double total = 0;
+  while (std::getline(stream, entry, ',')) {
+    entry = Trim(entry);
+    const size_t colon = entry.find(':');
+    const double value = ParseNumber(key, text, Trim(entry.substr(0, colon)));
+    const double weight =
+        colon == std::string::npos ? 1.0 : ParseNumber(key, text, Trim(entry.substr(colon + 1)));
+    if (value < min || value > max) {
+      std::ostringstream message;
+      message << "bad value '" << text << "' for " << key << ": " << value << " is outside [" << min
+              << ", " << max << "]";
+      throw ConfigError(message.str());
+    }
+    if (weight < 0) throw ConfigError("bad value '" + text + "' for " + key + ": negative weight");
+    list.emplace_back(value, weight);
+    total += weight;
+  }
+  if (list.empty() || total <= 0)
+    throw ConfigError("bad value '" + text + "' for " + key +
+                      ": expected value:weight pairs with a positive total weight, e.g. "
+                      "\"9:1,13:0.5\"");
+  return list;
+}
+
+void DeclareSelfplayOptions(ConfigSpec& spec) {
+  const search::SearchParams s;
+  const search::PlayoutCap cap;
+  const search::ResignParams resign;
+  // On the heap: GCC 12 warns (maybe-uninitialized, a false positive) about the
+  // initializer lists of GameParams' defaults when they are constructed on the stack here.
+  const auto options = std::make_unique<SelfplayOptions>();
+  const SelfplayOptions& o = *options;
+  const GameParams& game = o.game;
+  spec.String("output_dir", "", "base directory (required); data goes under <output_dir>/selfplay");
+  spec.String("models_dir", "", "where accepted nets appear (default <output_dir>/models)");
+  spec.Int("max_games_total", 0, 0, int64_t{1} << 50,
+           "stop after starting this many games, once they finish (0: run until stopped)");
+  pipeline::DeclareRulesOptions(spec);
+  spec.String("board_sizes", "9:1", "board sizes with relative weights, e.g. \"9:1,13:0.5\"");
+  spec.String("komis", "",
+              "komi values with relative weights, e.g. \"7:1,7.5:1\" (empty: rules.komi)");
+  spec.Int("pos_len", game.pos_len, go::kMinSize, go::kMaxSize,
+           "edge of the stored planes and of the net's input (>= every board size)");
+  spec.Int("full_visits", cap.full_visits, 1, 1000000, "visits of a full (recorded) search");
+  spec.Int("cheap_visits", cap.cheap_visits, 1, 1000000,
+           "visits of a cheap search (no row; <= full_visits)");
+  spec.Double("full_probability", cap.full_probability, 0, 1,
+              "probability that a turn gets a full search");
+  spec.Double("cpuct", s.cpuct, 0, 100, "PUCT exploration constant");
+  spec.Double("fpu_reduction", s.fpu_reduction, 0, 10, "first play urgency reduction below root");
+  spec.Double("root_fpu_reduction", s.root_fpu_reduction, 0, 10, "first play urgency at root");
+  spec.Double("dirichlet_alpha_total", s.dirichlet_alpha_total, 0, 1000,
+              "total Dirichlet concentration of root noise in full searches");
+  spec.Double("dirichlet_weight", s.dirichlet_weight, 0, 1, "weight of root noise (0: none)");
+  spec.Double("root_policy_temperature", s.root_policy_temperature, 0.01, 100,
+              "softmax temperature on root priors in full searches (1: off)");
+  spec.Double("forced_playout_k", s.forced_playout_k, 0, 100,
+              "forced playouts coefficient in full searches (0: off, no target pruning)");
+  spec.Double("temperature_early", game.temperature_early, 0, 10, "move temperature at turn 0");
+  spec.Double("temperature_late", game.temperature_late, 0, 10, "move temperature late");
+  spec.Double("temperature_halflife", game.temperature_halflife, 0.01, 1000,
+              "half-life of the early temperature in turns on 19x19 (scaled by board area)");
+  spec.Double("max_moves_per_area", game.max_moves_per_area, 0.1, 100,
+              "move cap as a multiple of the board area");
+  spec.Bool("resign.enabled", resign.enabled, "allow resignation (KataGo selfplay: off)");
+  spec.Double("resign.threshold", resign.threshold, -1, 1, "resign below this root value");
+  spec.Int("resign.consecutive_turns", resign.consecutive_turns, 1, 1000,
+           "own turns in a row below the threshold before resigning");
+  spec.Double("resign.no_resign_fraction", resign.no_resign_fraction, 0, 1,
+              "fraction of games that never resign");
+  spec.Int("num_game_threads", o.num_game_threads, 1, 4096,
+           "concurrent games (they mostly wait for NN batches, so many per core)");
+  spec.Int("nn_max_batch_size", o.nn_max_batch_size, 1, 4096, "largest NN batch");
+  spec.Int("max_rows_per_file", o.max_rows_per_file, 1, 10000000,
+           "rows per .npz shard (the first of a process is randomly shorter)");
+  spec.Int("seed", 0, 0, kMaxSeed, "master seed of the per-game seeds (0: from entropy)");
+  spec.Double("model_check_seconds", 10, 0.1, 86400, "how often to look for a newer model");
+  spec.Double("log_seconds", 30, 0.1, 86400, "how often to log progress");
+  spec.Choice("log_level", "info", {"debug", "info", "warning", "error"}, "least severe logged");
+}
+
+SelfplayOptions SelfplayOptionsFromConfig(const Config& config) {
+  SelfplayOptions o;
+  o.base_dir = config.GetString("output_dir");
+  if (o.base_dir.empty())
+    throw ConfigError("output_dir is required (--output-dir DIR or output_dir = DIR)");
+  o.models_dir = config.GetString("models_dir");
+  if (o.models_dir.empty()) o.models_dir = ModelsDir(o.base_dir);
+  o.max_games_total = config.GetInt("max_games_total");
+
+  GameParams& g = o.game;
+  g.rules = RulesFromConfig(config);
+  g.pos_len = static_cast<int>(config.GetInt("pos_len"));
+  g.board_sizes.clear();
+  for (const auto& [size, weight] : ParseWeightedList(
+           "board_sizes", config.GetString("board_sizes"), go::kMinSize, go::kMaxSize)) {
+    if (size != std::floor(size))
+      throw ConfigError("bad value '" + config.GetString("board_sizes") +
+                        "' for board_sizes: sizes must be integers");
+    if (size > g.pos_len)
+      throw ConfigError("board_sizes: size " + std::to_string(static_cast<int>(size)) +
+                        " exceeds pos_len " + std::to_string(g.pos_len) + " (raise pos_len)");
+    g.board_sizes.emplace_back(static_cast<int>(size), weight);
+  }
+  const std::string komis = config.GetString("komis");
+  g.komis = komis.empty() ? std::vector<std::pair<double, double>>{{g.rules.komi, 1.0}}
+                          : ParseWeightedList("komis", komis, -150, 150);
+
+  g.playout_cap.full_visits = static_cast<int>(config.GetInt("full_visits"));
+  g.playout_cap.cheap_visits = static_cast<int>(config.GetInt("cheap_visits"));
+  if (g.playout_cap.cheap_visits > g.playout_cap.full_visits)
+    throw ConfigError("cheap_visits (" + std::to_string(g.playout_cap.cheap_visits) +
+                      ") must not exceed full_visits (" +
+                      std::to_string(g.playout_cap.full_visits) + ")");
+  g.playout_cap.full_probability = config.GetDouble("full_probability");
+  g.search.cpuct = config.GetDouble("cpuct");
+  g.search.fpu_reduction = config.GetDouble("fpu_reduction");
+  g.search.root_fpu_reduction = config.GetDouble("root_fpu_reduction");
+  g.search.dirichlet_alpha_total = config.GetDouble("dirichlet_alpha_total");
+  g.search.dirichlet_weight = config.GetDouble("dirichlet_weight");
+  g.search.root_policy_temperature = config.GetDouble("root_policy_temperature");
+  g.search.forced_playout_k = config.GetDouble("forced_playout_k");
+  g.temperature_early = config.GetDouble("temperature_early");
+  g.temperature_late = config.GetDouble("temperature_late");
+  g.temperature_halflife = config.GetDouble("temperature_halflife");
+  g.max_moves_per_area = config.GetDouble("max_moves_per_area");
+  g.resign.enabled = config.GetBool("resign.enabled");
+  g.resign.threshold = config.GetDouble("resign.threshold");
+  g.resign.consecutive_turns = static_cast<int>(config.GetInt("resign.consecutive_turns"));
+  g.resign.no_resign_fraction = config.GetDouble("resign.no_resign_fraction");
+
+  o.num_game_threads = static_cast<int>(config.GetInt("num_game_threads"));
+  o.nn_max_batch_size = static_cast<int>(config.GetInt("nn_max_batch_size"));
+  o.max_rows_per_file = static_cast<int>(config.GetInt("max_rows_per_file"));
+  o.seed = static_cast<uint64_t>(config.GetInt("seed"));
+  o.model_check_interval = std::chrono::milliseconds(
+      static_cast<int64_t>(config.GetDouble("model_check_seconds") * 1000));
+  o.log_interval =
+      std::chrono::milliseconds(static_cast<int64_t>(config.GetDouble("log_seconds") * 1000));
+  return o;
+}
+
+}  // namespace tengen::pipeline

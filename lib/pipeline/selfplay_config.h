@@ -1,0 +1,30 @@
+#pragma once
+// The selfplay program's options: every SelfplayOptions knob declared once as a config key
+// (type, default, range, help), and the conversion from a validated Config to SelfplayOptions.
+// Lives in pipeline (not in the program's main) so that tests can check parsing without
+// starting a process. configs/selfplay.cfg documents the keys with the reasons for defaults.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pipeline/selfplay.h"
+#include "util/config.h"
+
+namespace tengen::pipeline {
+
+// Adds output_dir, models_dir, max_games_total, the [rules] keys and every search, game,
+// threading and output knob.
+void DeclareSelfplayOptions(ConfigSpec& spec);
+// Throws ConfigError naming the key for values the spec cannot check (distributions, an
+// empty output_dir, cheap_visits > full_visits, a board size above pos_len).
+SelfplayOptions SelfplayOptionsFromConfig(const Config& config);
+
+// Parses "9:1,13:0.5" (value:weight, the weight optional and 1 when left out) into pairs.
+// Values must lie in [min, max], weights be >= 0 with a positive total. Throws ConfigError
+// naming `key` and the text.
+std::vector<std::pair<double, double>> ParseWeightedList(const std::string& key,
+                                                         const std::string& text, double min,
+                                                         double max);
+
+}  // namespace tengen::pipeline

@@ -1,0 +1,53 @@
+// tengen-selfplay: plays the newest net in <models-dir> against itself (the random net while
+// there is none) and publishes training shards and SGFs under <output-dir>/selfplay, until
+// SIGINT/SIGTERM or --max-games-total. Everything but option handling lives in
+// pipeline/selfplay.h; the option keys are declared in pipeline/selfplay_config.h.
+
+#include <iostream>
+
+#include "pipeline/base_dir.h"
+#include "pipeline/selfplay.h"
+#include "pipeline/selfplay_config.h"
+#include "util/config.h"
+#include "util/log.h"
+#include "util/program.h"
+#include "util/signals.h"
+
+namespace tengen {
+namespace {
+
+int Main(int argc, const char* const argv[]) {
+  ConfigSpec spec("tengen-selfplay",
+                  "Self-play with the newest model (or the random net), writing training "
+                  "shards to <output-dir>/selfplay/<model>/.");
+  pipeline::DeclareSelfplayOptions(spec);
+  Config config(spec);
+  const CommandLine command_line = ParseCommandLine(spec, argc, argv, config);
+  if (command_line.help_requested) {
+    spec.PrintHelp(std::cout);
+    return 0;
+  }
+  pipeline::SelfplayOptions options = pipeline::SelfplayOptionsFromConfig(config);
+  // HOOK: binaries linked with nn/torch set options.load_model here (TorchModel::Load +
+  // TorchEvaluator); without it a model in models_dir is a clear error.
+
+  InstallStopSignalHandlers();
+  Logger logger(ParseLogLevel(config.GetString("log_level")));
+  logger.OpenFile(pipeline::LogsDir(options.base_dir, "selfplay") + "/" + pipeline::HostPid() +
+                  ".log");
+  logger.Info("tengen-selfplay starting; options:\n" + config.Describe());
+
+  const pipeline::SelfplayStats stats =
+      pipeline::RunSelfplay(options, logger, StopToken::FromSignals());
+  logger.Info("tengen-selfplay done: " + std::to_string(stats.games) + " games, " +
+              std::to_string(stats.rows) + " rows in " + std::to_string(stats.shards) +
+              " shards, " + std::to_string(stats.dropped_games) + " games dropped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace tengen
+
+int main(int argc, char** argv) {
+  return tengen::RunProgram("tengen-selfplay", [&] { return tengen::Main(argc, argv); });
+}

@@ -1,0 +1,416 @@
+// The selfplay program end to end (the real tengen-selfplay binary with the random net on a
+// small board: every row checked against its game replayed from the SGFs, SIGINT, a bad
+// option) and its library parts (model registry, heartbeat JSON, option parsing, switching to
+// a newer model in process).
+#include <doctest/doctest.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <boost/filesystem.hpp>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <thread>
+
+#include "data/training_rows.h"
+#include "go/sgf.h"
+#include "go/sgf_game.h"
+#include "nn/features.h"
+#include "pipeline/base_dir.h"
+#include "pipeline/heartbeat.h"
+#include "pipeline/model_registry.h"
+#include "pipeline/selfplay.h"
+#include "pipeline/selfplay_config.h"
+#include "test_support.h"
+#include "util/error.h"
+#include "util/publish.h"
+#include "util/subprocess.h"
+
+namespace tengen::pipeline {
+namespace {
+
+namespace fs = boost::filesystem;
+using Clock = std::chrono::steady_clock;
+
+const std::string kSelfplay = TENGEN_BIN_DIR "/tengen-selfplay";
+
+// Tiny searches on 7x7 (a few seconds for a handful of games on one core).
+std::vector<std::string> SmallRun(const std::string& base) {
+  return {kSelfplay,
+          "--output-dir",
+          base,
+          "--set",
+          "board_sizes=5:1,7:1",
+          "--set",
+          "pos_len=7",
+          "--set",
+          "full_visits=12",
+          "--set",
+          "cheap_visits=4",
+          "--set",
+          "full_probability=0.5",
+          "--set",
+          "num_game_threads=4",
+          "--set",
+          "komis=6.5:1,7:1",
+          "--set",
+          "log_seconds=1"};
+}
+
+// Every entry of dir (temporaries included), with the given extension.
+std::vector<std::string> FilesWith(const std::string& dir, const std::string& extension) {
+  std::vector<std::string> files;
+  if (!fs::exists(dir)) return files;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.path().extension() == extension) files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+bool AnyTemporary(const std::string& dir) {
+  for (const auto& entry : fs::recursive_directory_iterator(dir))
+    if (IsTemporaryName(entry.path().filename().string())) return true;
+  return false;
+}
+
+// Winner and black's score from an SGF RE ("B+3.5", "W+0.5", "0").
+void ParseResult(const std::string& re, go::Color* winner, double* black_score) {
+  REQUIRE(!re.empty());
+  if (re == "0") {
+    *winner = go::Color::kEmpty;
+    *black_score = 0;
+    return;
+  }
+  REQUIRE(re.size() > 2);
+  REQUIRE(re[1] == '+');
+  *winner = re[0] == 'B' ? go::Color::kBlack : go::Color::kWhite;
+  const double margin = std::stod(re.substr(2));
+  *black_score = re[0] == 'B' ? margin : -margin;
+}
+
+// Checks every row of every shard in tdata against its game in sgfs; returns the row count.
+int64_t CheckRows(const std::string& tdata, const std::string& sgfs, int max_rows_per_file) {
+  std::map<int64_t, go::SgfRecord> games;
+  for (const std::string& file : FilesWith(sgfs, ".sgfs"))
+    for (const go::SgfRecord& record : go::ReadSgfFile(file)) {
+      std::string gn;
+      for (const auto& property : record.extra_properties)
+        if (property.first == "GN") gn = property.second;
+      REQUIRE(!gn.empty());
+      games[std::stoll(gn)] = record;
+    }
+  int64_t total = 0;
+  for (const std::string& file : FilesWith(tdata, ".npz")) {
+    const data::Shard shard = data::ReadShard(file);
+    CHECK(shard.model_name == "random");
+    CHECK(static_cast<int64_t>(shard.rows.size()) == data::CountShardRows(file));
+    CHECK(static_cast<int>(shard.rows.size()) <= max_rows_per_file);
+    CHECK(!shard.rows.empty());
+    const int pos_len = shard.shape.pos_len;
+    CHECK(pos_len == 7);
+    total += static_cast<int64_t>(shard.rows.size());
+    for (const data::TrainingRow& row : shard.rows) {
+      REQUIRE(games.count(row.game_id) == 1);
+      const go::SgfRecord& record = games[row.game_id];
+      CHECK(row.board_size == record.size);
+      CHECK(row.komi == static_cast<float>(record.rules.komi));
+      const go::GameState state = go::ReplaySgf(record, row.turn);
+      CHECK(static_cast<int>(state.moves().size()) == row.turn);
+      const go::Color mover = state.to_move();
+
+      std::vector<float> spatial(static_cast<size_t>(nn::kNumSpatialFeatures) * pos_len * pos_len);
+      std::vector<float> global(nn::kNumGlobalFeatures);
+      nn::FillFeatures(state, pos_len, 0, spatial.data(), global.data());
+      CHECK(row.spatial == spatial);
+      CHECK(row.global == global);
+
+      double sum = 0;
+      for (int index = 0; index <= pos_len * pos_len; ++index) {
+        const float p = row.policy[index];
+        CHECK(p >= 0);
+        sum += p;
+        if (p <= 0) continue;
+        go::Loc loc = go::kPassLoc;
+        if (index < pos_len * pos_len) {
+          const int x = index % pos_len, y = index / pos_len;
+          REQUIRE(x < record.size);
+          REQUIRE(y < record.size);
+          loc = go::MakeLoc(x, y, record.size);
+        }
+        CHECK(state.IsLegal(go::Move{loc, mover}));
+      }
+      CHECK(std::fabs(sum - 1.0) < 1e-4);
+      CHECK(row.weight > 0);
+
+      go::Color winner;
+      double black_score;
+      ParseResult(record.result, &winner, &black_score);
+      CHECK(row.value[0] == (winner == mover ? 1.0f : 0.0f));
+      CHECK(row.value[1] == (winner == go::Opponent(mover) ? 1.0f : 0.0f));
+      CHECK(row.value[2] == (winner == go::Color::kEmpty ? 1.0f : 0.0f));
+      const double mover_score = mover == go::Color::kBlack ? black_score : -black_score;
+      CHECK(std::fabs(row.score - mover_score) < 1e-4);
+    }
+  }
+  return total;
+}
+
+TEST_CASE("selfplay: random net, --max-games-total, every row checked against its SGF") {
+  testing::TempDir base;
+  std::vector<std::string> argv = SmallRun(base.path());
+  for (const char* arg :
+       {"--max-games-total", "6", "--set", "max_rows_per_file=40", "--set", "seed=12345"})
+    argv.push_back(arg);
+  const ProcessResult result = RunProcess(argv);
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+
+  const std::string tdata = TdataDir(base.path(), "random");
+  const std::string sgfs = SgfsDir(base.path(), "random");
+  CHECK(!FilesWith(tdata, ".npz").empty());
+  CHECK(!AnyTemporary(base.path()));
+  int sgf_games = 0;
+  for (const std::string& file : FilesWith(sgfs, ".sgfs"))
+    sgf_games += static_cast<int>(go::ReadSgfFile(file).size());
+  CHECK(sgf_games == 6);
+  const int64_t rows = CheckRows(tdata, sgfs, 40);
+  CHECK(rows > 0);
+  CHECK(result.output.find("games 6") != std::string::npos);
+
+  const std::vector<std::string> status = ListPublished(StatusDir(base.path()));
+  REQUIRE(status.size() == 1);
+  const std::string json = ReadFile(StatusDir(base.path()) + "/" + status[0]);
+  CHECK(json.find("\"games\": 6") != std::string::npos);
+  CHECK(json.find("\"rows\": " + std::to_string(rows)) != std::string::npos);
+  CHECK(json.front() == '{');
+  CHECK(json.find("\"state\": \"stopped\"") != std::string::npos);
+  CHECK(FilesWith(LogsDir(base.path(), "selfplay"), ".log").size() == 1);
+}
+
+TEST_CASE("selfplay: SIGINT publishes finished rows and exits 0 within seconds") {
+  testing::TempDir base;
+  std::vector<std::string> argv = SmallRun(base.path());
+  argv.insert(argv.end(), {"--set", "max_rows_per_file=5"});
+  Subprocess child(argv, /*capture_stderr=*/true);
+  const std::string tdata = TdataDir(base.path(), "random");
+  const auto start = Clock::now();
+  while (Clock::now() - start < std::chrono::seconds(5) && FilesWith(tdata, ".npz").empty())
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const auto signalled = Clock::now();
+  child.Kill(SIGINT);
+  // A watchdog so that a hung child fails the test instead of hanging it.
+  std::atomic<bool> exited{false};
+  const pid_t pid = child.pid();
+  std::thread watchdog([&] {
+    const auto deadline = Clock::now() + std::chrono::seconds(20);
+    while (!exited && Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!exited) kill(pid, SIGKILL);
+  });
+  const std::string output = child.ReadAll();
+  const int code = child.Wait();
+  exited = true;
+  watchdog.join();
+  const double seconds = std::chrono::duration<double>(Clock::now() - signalled).count();
+  INFO(output);
+  CHECK(code == 0);
+  CHECK(seconds < 10);
+  CHECK(output.find("stop requested") != std::string::npos);
+  CHECK(!AnyTemporary(base.path()));
+  const std::vector<std::string> shards = FilesWith(tdata, ".npz");
+  CHECK(!shards.empty());
+  for (const std::string& file : shards) {
+    const data::Shard shard = data::ReadShard(file);
+    CHECK(static_cast<int64_t>(shard.rows.size()) == data::CountShardRows(file));
+    CHECK(shard.rows.size() <= 5);
+  }
+}
+
+TEST_CASE("selfplay: a bad option exits 2 naming the key") {
+  testing::TempDir base;
+  const ProcessResult bad_sizes =
+      RunProcess({kSelfplay, "--output-dir", base.path(), "--set", "board_sizes=9:x"});
+  CHECK(bad_sizes.exit_code == 2);
+  CHECK(bad_sizes.output.find("board_sizes") != std::string::npos);
+  const ProcessResult no_dir = RunProcess({kSelfplay});
+  CHECK(no_dir.exit_code == 2);
+  CHECK(no_dir.output.find("output_dir") != std::string::npos);
+  const ProcessResult too_big = RunProcess(
+      {kSelfplay, "--output-dir", base.path(), "--set", "board_sizes=13", "--set", "pos_len=9"});
+  CHECK(too_big.exit_code == 2);
+  CHECK(too_big.output.find("pos_len") != std::string::npos);
+  CHECK(!fs::exists(SelfplayDir(base.path())));
+}
+
+TEST_CASE("selfplay options: weighted lists") {
+  const auto list = ParseWeightedList("board_sizes", "9:1, 13:0.5,19", 5, 19);
+  REQUIRE(list.size() == 3);
+  CHECK(list[1] == std::make_pair(13.0, 0.5));
+  CHECK(list[2] == std::make_pair(19.0, 1.0));
+  CHECK_THROWS_AS(ParseWeightedList("board_sizes", "9:x", 5, 19), ConfigError);
+  CHECK_THROWS_AS(ParseWeightedList("board_sizes", "21", 5, 19), ConfigError);
+  CHECK_THROWS_AS(ParseWeightedList("board_sizes", "9:0", 5, 19), ConfigError);
+  CHECK_THROWS_AS(ParseWeightedList("board_sizes", "", 5, 19), ConfigError);
+  CHECK_THROWS_AS(ParseWeightedList("komis", "7:-1,8", -150, 150), ConfigError);
+  try {
+    ParseWeightedList("komis", "7.5:y", -150, 150);
+  } catch (const ConfigError& e) {
+    CHECK(std::string(e.what()).find("komis") != std::string::npos);
+  }
+}
+
+TEST_CASE("model registry: newest by samples, then by time; hook required for a model") {
+  int64_t samples = 0, rows = 0;
+  CHECK(ParseModelName("run1-train-s1000-d50", &samples, &rows));
+  CHECK(samples == 1000);
+  CHECK(rows == 50);
+  CHECK_FALSE(ParseModelName("b6c96-fresh", &samples, &rows));
+  CHECK_FALSE(ParseModelName("run-train-s12x-d5", &samples, &rows));
+
+  testing::TempDir base;
+  const std::string models = ModelsDir(base.path());
+  CHECK_FALSE(FindNewestModel(models).has_value());
+  EnsureDirectory(models + "/fresh-b6c96");
+  CHECK(FindNewestModel(models)->name == "fresh-b6c96");
+  EnsureDirectory(models + "/run-t-s200-d10");
+  EnsureDirectory(models + "/run-t-s1000-d5");
+  EnsureDirectory(models + "/run-t-s300-d99");
+  EnsureDirectory(models + "/run-t-s5000-d1.tmp.x");  // being published: skipped
+  base.Write("models/run-t-s9000-d1", "a file, not a model");
+  const auto newest = FindNewestModel(models);
+  REQUIRE(newest.has_value());
+  CHECK(newest->name == "run-t-s1000-d5");
+  CHECK(newest->samples == 1000);
+
+  const auto random = MakeEvaluator(std::nullopt, 9, nullptr);
+  CHECK(random->model_name() == "random");
+  CHECK(random->pos_len() == 9);
+  CHECK_THROWS_AS(MakeEvaluator(newest, 9, nullptr), Error);
+}
+
+TEST_CASE("heartbeat: JSON escaping and numbers") {
+  CHECK(JsonString("a\"b\\c\n") == "\"a\\\"b\\\\c\\n\"");
+  CHECK(JsonNumber(12) == "12");
+  CHECK(JsonNumber(0.5) == "0.5");
+  CHECK(JsonNumber(std::nan("")) == "null");
+  HeartbeatInfo info;
+  info.state = "playing";
+  info.texts = {{"model", "m\"1"}};
+  info.counters = {{"games", 3}, {"rate", 1.25}};
+  CHECK(HeartbeatJson("selfplay", "h", 7, "T", info) ==
+        "{\"program\": \"selfplay\", \"host\": \"h\", \"pid\": 7, \"time_utc\": \"T\", "
+        "\"state\": \"playing\", \"texts\": {\"model\": \"m\\\"1\"}, \"counters\": "
+        "{\"games\": 3, \"rate\": 1.25}}\n");
+
+  testing::TempDir base;
+  Heartbeat heartbeat(StatusDir(base.path()), "selfplay", std::chrono::hours(1));
+  CHECK(heartbeat.Beat(info));
+  CHECK_FALSE(heartbeat.Beat(info));  // within the interval
+  CHECK(heartbeat.Beat(info, /*force=*/true));
+  CHECK(ReadFile(heartbeat.path()).find("\"games\": 3") != std::string::npos);
+}
+
+// The random net under another name: stands in for a loaded model.
+class NamedUniform : public nn::Evaluator {
+ public:
+  NamedUniform(std::string name, int pos_len) : name_(std::move(name)), uniform_(pos_len) {}
+  void Evaluate(const nn::EvalBatch& batch, nn::EvalOutput* output) override {
+    uniform_.Evaluate(batch, output);
+  }
+  std::string model_name() const override { return name_; }
+  int pos_len() const override { return uniform_.pos_len(); }
+
+ private:
+  std::string name_;
+  nn::UniformEvaluator uniform_;
+};
+
+TEST_CASE("selfplay: switches to a newer model between games") {
+  testing::TempDir base;
+  SelfplayOptions options;
+  options.base_dir = base.path();
+  options.models_dir = ModelsDir(base.path());
+  options.game.board_sizes = {{5, 1.0}};
+  options.game.pos_len = 5;
+  options.game.playout_cap = {8, 4, 0.5};
+  options.num_game_threads = 3;
+  options.max_rows_per_file = 3;
+  options.seed = 7;
+  options.model_check_interval = std::chrono::milliseconds(100);
+  std::atomic<int> loads{0};
+  options.load_model = [&loads](const ModelInfo& model, int pos_len) {
+    ++loads;
+    return std::make_unique<NamedUniform>(model.name, pos_len);
+  };
+  Logger logger(LogLevel::kWarning);
+  std::atomic<bool> stop{false};
+  SelfplayStats stats;
+  std::thread runner([&] { stats = RunSelfplay(options, logger, StopToken(&stop)); });
+
+  const std::string model = "run-t-s100-d1000";
+  const std::string random_tdata = TdataDir(base.path(), "random");
+  const std::string model_tdata = TdataDir(base.path(), model);
+  const auto deadline = Clock::now() + std::chrono::seconds(20);
+  while (Clock::now() < deadline && FilesWith(random_tdata, ".npz").empty())
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EnsureDirectory(options.models_dir + "/" + model);
+  while (Clock::now() < deadline && FilesWith(model_tdata, ".npz").empty())
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  stop = true;
+  runner.join();
+
+  CHECK(loads == 1);
+  CHECK(!FilesWith(random_tdata, ".npz").empty());
+  const std::vector<std::string> shards = FilesWith(model_tdata, ".npz");
+  REQUIRE(!shards.empty());
+  CHECK(data::ReadShard(shards[0]).model_name == model);
+  for (const std::string& file : FilesWith(SgfsDir(base.path(), model), ".sgfs"))
+    for (const go::SgfRecord& record : go::ReadSgfFile(file)) CHECK(record.black_player == model);
+  CHECK(stats.games > 0);
+  CHECK(stats.shards >= 2);
+}
+
+// Fails on its 50th batch, as a broken device would.
+class FailingEvaluator : public nn::Evaluator {
+ public:
+  explicit FailingEvaluator(int pos_len) : uniform_(pos_len) {}
+  void Evaluate(const nn::EvalBatch& batch, nn::EvalOutput* output) override {
+    if (++calls_ >= 50) throw IoError("device on fire");
+    uniform_.Evaluate(batch, output);
+  }
+  std::string model_name() const override { return "run-t-s1-d1"; }
+  int pos_len() const override { return uniform_.pos_len(); }
+
+ private:
+  int calls_ = 0;
+  nn::UniformEvaluator uniform_;
+};
+
+TEST_CASE("selfplay: a failing net stops every game thread and RunSelfplay throws") {
+  testing::TempDir base;
+  SelfplayOptions options;
+  options.base_dir = base.path();
+  options.models_dir = ModelsDir(base.path());
+  options.game.board_sizes = {{5, 1.0}};
+  options.game.pos_len = 5;
+  options.game.playout_cap = {8, 4, 0.5};
+  options.num_game_threads = 4;
+  EnsureDirectory(options.models_dir + "/run-t-s1-d1");
+  Logger logger(LogLevel::kError, /*to_stderr=*/false);
+  std::atomic<bool> stop{false};
+  // No loader: a model that cannot be run is a clear error before any game starts.
+  CHECK_THROWS_AS(RunSelfplay(options, logger, StopToken(&stop)), Error);
+  options.load_model = [](const ModelInfo&, int pos_len) {
+    return std::make_unique<FailingEvaluator>(pos_len);
+  };
+  try {
+    RunSelfplay(options, logger, StopToken(&stop));
+    FAIL("RunSelfplay returned");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("device on fire") != std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace tengen::pipeline
