@@ -20,7 +20,7 @@ esac
 build_dir=${BUILD_DIR:-$root/$default_dir}
 
 ensure_packages g++ cmake make libboost-filesystem-dev libboost-program-options-dev \
-  zlib1g-dev doctest-dev
+  zlib1g-dev doctest-dev libtorch-dev libgloo-dev nlohmann-json3-dev
 
 if [[ ! -f $build_dir/CMakeCache.txt ]]; then
   cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" \

@@ -72,7 +72,7 @@ class TorchModel {
 };
 
 struct TorchEvaluatorOptions {
-  std::string device = "cpu";     // "cpu", "cuda", "cuda:N"
+  std::string device = "cpu";      // "cpu", "cuda", "cuda:N"
   std::string precision = "fp32";  // "fp32", "bf16", "fp16" (fp16: CUDA only)
   int max_batch_size = 256;        // larger batches are evaluated in chunks of this size
   // torch's intra-op threads (process-wide); 0 leaves torch's setting alone. 1 is best on

@@ -2,6 +2,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -33,13 +34,20 @@ torch::nn::Conv2d MakeConv(int in, int out, int kernel, bool bias) {
       torch::nn::Conv2dOptions(in, out, kernel).padding(kernel / 2).bias(bias));
 }
 
+// A bias-free convolution (stride 1, "same" padding) with the bias of a folded norm. The
+// bias lives in the enclosing module: torch's Conv2d has already registered an empty "bias".
+torch::Tensor FoldedConv(const torch::nn::Conv2d& conv, const torch::Tensor& bias,
+                         const torch::Tensor& x) {
+  const int64_t padding = conv->weight.size(2) / 2;
+  return torch::conv2d(x, conv->weight, bias, /*stride=*/1, /*padding=*/padding);
+}
+
 torch::Tensor AsChannelBias(const torch::Tensor& t) { return t.unsqueeze(2).unsqueeze(3); }
 
 // [N][3C]: mean, mean * size term, max over on-board points. x is masked and >= 0.
 torch::Tensor GlobalPool(const torch::Tensor& x, const MaskInfo& m) {
   const auto count = m.count.to(x.scalar_type());
-  const auto size_term =
-      ((m.count.sqrt() - kPoolSizeCenter) / kPoolSizeScale).to(x.scalar_type());
+  const auto size_term = ((m.count.sqrt() - kPoolSizeCenter) / kPoolSizeScale).to(x.scalar_type());
   const auto mean = x.sum({2, 3}) / count;
   const auto max = (x + (m.mask - 1)).amax({2, 3});
   return torch::cat({mean, mean * size_term, max}, 1);
@@ -124,7 +132,7 @@ ConvBnImpl::ConvBnImpl(int in, int out, int kernel) {
 
 torch::Tensor ConvBnImpl::forward(const torch::Tensor& x, const torch::Tensor& mask,
                                   const torch::Tensor& mask_count) {
-  if (folded_bias.defined()) return conv(x);
+  if (folded_bias.defined()) return FoldedConv(conv, folded_bias, x);
   return bn(conv(x), mask, mask_count);
 }
 
@@ -132,9 +140,7 @@ void ConvBnImpl::Fold() {
   if (folded_bias.defined()) return;
   const auto [scale, shift] = bn->ScaleShift();
   conv->weight.mul_(scale.view({-1, 1, 1, 1}));
-  // Conv2dImpl::forward reads its `bias` member; registering it makes .to() convert it too.
-  folded_bias = conv->register_parameter("bias", shift.clone(), /*requires_grad=*/false);
-  conv->bias = folded_bias;
+  folded_bias = register_parameter("folded_bias", shift.clone(), /*requires_grad=*/false);
 }
 
 ResBlockImpl::ResBlockImpl(int channels, int gpool_channels) {
@@ -151,7 +157,7 @@ ResBlockImpl::ResBlockImpl(int channels, int gpool_channels) {
 
 torch::Tensor ResBlockImpl::forward(const torch::Tensor& x, const MaskInfo& m) {
   const auto h = torch::relu(bn1(x, m.mask, m.total)) * m.mask;
-  auto r = conv1(h);
+  auto r = conv1_folded_bias.defined() ? FoldedConv(conv1, conv1_folded_bias, h) : conv1(h);
   if (!conv_g.is_empty()) {
     const auto g = torch::relu(conv_g(h, m.mask, m.total)) * m.mask;
     r = r + AsChannelBias(linear_g(GlobalPool(g, m)));
@@ -169,7 +175,8 @@ void ResBlockImpl::Fold() {
   } else {
     const auto [scale, shift] = bn2->ScaleShift();
     conv1->weight.mul_(scale.view({-1, 1, 1, 1}));
-    conv1->bias = conv1->register_parameter("bias", shift.clone(), /*requires_grad=*/false);
+    conv1_folded_bias =
+        register_parameter("conv1_folded_bias", shift.clone(), /*requires_grad=*/false);
   }
   folded = true;
 }
@@ -177,11 +184,11 @@ void ResBlockImpl::Fold() {
 NetImpl::NetImpl(const ModelConfig& config) : config_(config), shape_(NetShape::For(config)) {
   const int c = shape_.channels;
   const int h = shape_.head_channels;
-  conv_spatial = register_module(
-      "conv_spatial", MakeConv(kNumSpatialFeatures, c, kInitialKernel, /*bias=*/false));
-  linear_global = register_module("linear_global",
-                                  torch::nn::Linear(torch::nn::LinearOptions(
-                                      kNumGlobalFeatures, c).bias(false)));
+  conv_spatial = register_module("conv_spatial",
+                                 MakeConv(kNumSpatialFeatures, c, kInitialKernel, /*bias=*/false));
+  linear_global = register_module(
+      "linear_global",
+      torch::nn::Linear(torch::nn::LinearOptions(kNumGlobalFeatures, c).bias(false)));
   blocks = register_module("blocks", torch::nn::ModuleList());
   for (int i = 0; i < shape_.blocks; ++i) {
     blocks->push_back(ResBlock(c, shape_.gpool[i] ? shape_.gpool_channels : 0));
@@ -227,9 +234,8 @@ NetOutput NetImpl::forward(const torch::Tensor& spatial, const torch::Tensor& gl
   p = torch::relu(p) * m.mask;
   const auto board_logits = policy_out(p).view({n, -1});
   const auto off_board = (1 - m.mask).reshape({n, -1}) * kOffBoardLogit;
-  out.policy_logits = torch::cat({board_logits * m.mask.reshape({n, -1}) + off_board,
-                                  pass_linear(pooled)},
-                                 1);
+  out.policy_logits =
+      torch::cat({board_logits * m.mask.reshape({n, -1}) + off_board, pass_linear(pooled)}, 1);
   // Value, score and ownership heads.
   const auto v = torch::relu(value_conv(x, m.mask, m.total)) * m.mask;
   const auto hidden = torch::relu(value_hidden(ValuePool(v, m)));

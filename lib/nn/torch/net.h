@@ -102,6 +102,7 @@ class ResBlockImpl : public torch::nn::Module {
   torch::nn::Linear linear_g{nullptr};
   MaskedBatchNorm bn2{nullptr};
   torch::nn::Conv2d conv2{nullptr};
+  torch::Tensor conv1_folded_bias;  // regular blocks, once folded
   bool folded = false;
 };
 TORCH_MODULE(ResBlock);

@@ -1,0 +1,414 @@
+// Tests of nn/torch: the net's outputs, the model file format and its checks, the evaluator's
+// inference transforms (batch-norm folding, bf16) and tengen-new-model.
+
+// Debian's libtorch pulls in glog, whose CHECK macros would replace doctest's: torch comes
+// first so that doctest's definitions win.
+#include "nn/torch/net.h"
+
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "nn/features.h"
+#include "nn/torch/model.h"
+#include "test_support.h"
+#include "util/error.h"
+#include "util/publish.h"
+#include "util/rng.h"
+
+namespace tengen::nn {
+namespace {
+
+using testing::TempDir;
+
+ModelConfig SmallConfig(int pos_len, const std::string& arch = "b2c32") {
+  ModelConfig config;
+  ParseArchitecture(arch, &config);
+  config.pos_len = pos_len;
+  config.name = "test-" + arch;
+  return config;
+}
+
+// Plausible random inputs: a board_size board in the top-left corner of pos_len, random
+// stones and liberty planes, random komi.
+EvalBatch RandomBatch(int n, int pos_len, int board_size, uint64_t seed) {
+  Rng rng(seed);
+  EvalBatch batch;
+  batch.Resize(n, pos_len);
+  std::fill(batch.spatial.begin(), batch.spatial.end(), 0.0f);
+  std::fill(batch.global.begin(), batch.global.end(), 0.0f);
+  const int area = pos_len * pos_len;
+  for (int i = 0; i < n; ++i) {
+    float* planes = batch.SpatialRow(i);
+    for (int y = 0; y < board_size; ++y) {
+      for (int x = 0; x < board_size; ++x) {
+        const int p = y * pos_len + x;
+        planes[p] = 1.0f;
+        const uint32_t r = rng.Uniform(10);
+        if (r < 4) {
+          planes[(r < 2 ? 1 : 2) * area + p] = 1.0f;
+          planes[(3 + static_cast<int>(rng.Uniform(3))) * area + p] = 1.0f;
+        }
+      }
+    }
+    batch.GlobalRow(i)[0] = static_cast<float>(rng.UniformDouble() - 0.5);
+    batch.GlobalRow(i)[1] = 1.0f;
+  }
+  return batch;
+}
+
+float MaxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
+  REQUIRE(a.size() == b.size());
+  float diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff = std::max(diff, std::abs(a[i] - b[i]));
+  return diff;
+}
+
+bool AllFinite(const std::vector<float>& v) {
+  return std::all_of(v.begin(), v.end(), [](float x) { return std::isfinite(x); });
+}
+
+EvalOutput Run(Evaluator& evaluator, const EvalBatch& batch) {
+  EvalOutput out;
+  evaluator.Evaluate(batch, &out);
+  return out;
+}
+
+TorchEvaluatorOptions Options(const std::string& precision = "fp32", bool fold = true) {
+  TorchEvaluatorOptions options;
+  options.precision = precision;
+  options.fold_batchnorm = fold;
+  return options;
+}
+
+// Gives every batch norm non-trivial statistics and affine parameters, so that folding
+// has something to fold.
+void PerturbBatchNorms(NetImpl* net, uint64_t seed) {
+  Rng rng(seed);
+  torch::NoGradGuard no_grad;
+  for (auto& [name, tensor] : net->NamedState()) {
+    const bool norm = name.find("bn") != std::string::npos;
+    if (!norm || tensor.dim() != 1) continue;
+    auto* data = tensor.data_ptr<float>();
+    for (int64_t i = 0; i < tensor.numel(); ++i) {
+      const float u = static_cast<float>(rng.UniformDouble());
+      if (name.find("running_var") != std::string::npos) {
+        data[i] = 0.5f + u;
+      } else if (name.find("weight") != std::string::npos) {
+        data[i] = 0.7f + 0.6f * u;
+      } else {
+        data[i] = 0.4f * (u - 0.5f);
+      }
+    }
+  }
+}
+
+void RewriteMetadata(const std::string& dir, const std::string& key, const nlohmann::json& v) {
+  const std::string path = dir + "/" + kModelMetadataFile;
+  auto meta = nlohmann::json::parse(ReadFile(path));
+  meta[key] = v;
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << meta.dump(2);
+}
+
+// The message of the FormatError that Load throws, or "" if it throws none.
+std::string LoadFormatError(const std::string& dir) {
+  try {
+    TorchModel::Load(dir);
+  } catch (const FormatError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+int RunCommand(const std::string& command) {
+  const int status = std::system((command + " 2>/dev/null").c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST_CASE("torch net: output shapes and finite values for pos_len 9 and 19, batch 1 and 8") {
+  for (const int pos_len : {9, 19}) {
+    auto model = TorchModel::Create(SmallConfig(pos_len), 1);
+    TorchEvaluator evaluator(*model, Options());
+    CHECK(evaluator.pos_len() == pos_len);
+    CHECK(evaluator.model_name() == "test-b2c32");
+    for (const int n : {1, 8}) {
+      const EvalOutput out = Run(evaluator, RandomBatch(n, pos_len, pos_len, 7));
+      const size_t area = static_cast<size_t>(pos_len) * pos_len;
+      CHECK(out.size == n);
+      CHECK(out.policy_logits.size() == n * (area + 1));
+      CHECK(out.value_logits.size() == static_cast<size_t>(n) * 3);
+      CHECK(out.score.size() == static_cast<size_t>(n));
+      CHECK(out.ownership.size() == n * area);
+      CHECK(AllFinite(out.policy_logits));
+      CHECK(AllFinite(out.value_logits));
+      CHECK(AllFinite(out.score));
+      CHECK(AllFinite(out.ownership));
+      for (float o : out.ownership) CHECK(std::abs(o) <= 1.0f);
+    }
+  }
+}
+
+TEST_CASE("torch net: rows are independent and batches beyond max_batch_size are chunked") {
+  auto model = TorchModel::Create(SmallConfig(9), 2);
+  TorchEvaluatorOptions options = Options();
+  options.max_batch_size = 3;
+  TorchEvaluator chunked(*model, options);
+  TorchEvaluator whole(*model, Options());
+  const EvalBatch batch = RandomBatch(8, 9, 9, 3);
+  const EvalOutput a = Run(chunked, batch);
+  const EvalOutput b = Run(whole, batch);
+  CHECK(MaxAbsDiff(a.policy_logits, b.policy_logits) < 1e-4f);
+  CHECK(MaxAbsDiff(a.value_logits, b.value_logits) < 1e-4f);
+  CHECK(MaxAbsDiff(a.score, b.score) < 1e-4f);
+}
+
+TEST_CASE("torch net: the same seed gives the same net, another seed another net") {
+  const EvalBatch batch = RandomBatch(2, 9, 9, 4);
+  auto a = TorchModel::Create(SmallConfig(9), 11);
+  auto b = TorchModel::Create(SmallConfig(9), 11);
+  auto c = TorchModel::Create(SmallConfig(9), 12);
+  TorchEvaluator ea(*a, Options()), eb(*b, Options()), ec(*c, Options());
+  CHECK(MaxAbsDiff(Run(ea, batch).policy_logits, Run(eb, batch).policy_logits) == 0.0f);
+  CHECK(MaxAbsDiff(Run(ea, batch).policy_logits, Run(ec, batch).policy_logits) > 1e-3f);
+}
+
+TEST_CASE("torch net: points off the board are masked") {
+  auto model = TorchModel::Create(SmallConfig(9), 5);
+  PerturbBatchNorms(model->net().get(), 6);  // off-board garbage would now show
+  TorchEvaluator evaluator(*model, Options());
+  const EvalBatch small = RandomBatch(2, 9, 5, 8);
+  const EvalOutput out = Run(evaluator, small);
+  for (int i = 0; i < 2; ++i) {
+    for (int y = 0; y < 9; ++y) {
+      for (int x = 0; x < 9; ++x) {
+        const float logit = out.policy_logits[i * 82 + y * 9 + x];
+        const float own = out.ownership[i * 81 + y * 9 + x];
+        if (y < 5 && x < 5) {
+          CHECK(logit > -100.0f);
+        } else {
+          CHECK(logit <= kOffBoardLogit / 2);
+          CHECK(own == 0.0f);
+        }
+      }
+    }
+  }
+
+  // The same 5x5 positions inside a 7x7 frame: the padding must change nothing.
+  EvalBatch padded;
+  padded.Resize(2, 7);
+  std::fill(padded.spatial.begin(), padded.spatial.end(), 0.0f);
+  padded.global = small.global;
+  for (int i = 0; i < 2; ++i) {
+    for (int f = 0; f < kNumSpatialFeatures; ++f) {
+      for (int y = 0; y < 5; ++y) {
+        for (int x = 0; x < 5; ++x) {
+          padded.spatial[((i * kNumSpatialFeatures + f) * 7 + y) * 7 + x] =
+              small.spatial[((i * kNumSpatialFeatures + f) * 9 + y) * 9 + x];
+        }
+      }
+    }
+  }
+  const EvalOutput other = Run(evaluator, padded);
+  CHECK(MaxAbsDiff(out.value_logits, other.value_logits) < 1e-4f);
+  CHECK(MaxAbsDiff(out.score, other.score) < 1e-4f);
+  for (int i = 0; i < 2; ++i) {
+    CHECK(std::abs(out.policy_logits[i * 82 + 81] - other.policy_logits[i * 50 + 49]) < 1e-4f);
+    for (int y = 0; y < 5; ++y) {
+      for (int x = 0; x < 5; ++x) {
+        CHECK(std::abs(out.policy_logits[i * 82 + y * 9 + x] -
+                       other.policy_logits[i * 50 + y * 7 + x]) < 1e-4f);
+      }
+    }
+  }
+
+  // Training-mode batch statistics count on-board points only, so padding changes nothing
+  // there either.
+  auto net = model->net();
+  net->train();
+  const auto to_tensors = [](const EvalBatch& b) {
+    auto spatial = torch::from_blob(const_cast<float*>(b.spatial.data()),
+                                    {b.size, kNumSpatialFeatures, b.pos_len, b.pos_len})
+                       .clone();
+    auto global =
+        torch::from_blob(const_cast<float*>(b.global.data()), {b.size, kNumGlobalFeatures}).clone();
+    return std::make_pair(spatial, global);
+  };
+  const auto [s9, g9] = to_tensors(small);
+  const auto [s7, g7] = to_tensors(padded);
+  const auto v9 = net->forward(s9, g9).value_logits;
+  const auto v7 = net->forward(s7, g7).value_logits;
+  CHECK((v9 - v7).abs().max().item<float>() < 1e-4f);
+  net->eval();
+}
+
+TEST_CASE("torch model: save then load gives identical outputs") {
+  TempDir tmp;
+  auto model = TorchModel::Create(SmallConfig(9), 21);
+  PerturbBatchNorms(model->net().get(), 22);  // buffers must round-trip too
+  model->Save(tmp / "m");
+  auto loaded = TorchModel::Load(tmp / "m");
+  CHECK(loaded->config().name == "test-b2c32");
+  CHECK(loaded->config().Architecture() == "b2c32");
+  CHECK(loaded->config().pos_len == 9);
+  CHECK(TorchModel::ReadConfig(tmp / "m").Architecture() == "b2c32");
+  TorchEvaluator a(*model, Options()), b(*loaded, Options());
+  const EvalBatch batch = RandomBatch(4, 9, 9, 23);
+  const EvalOutput oa = Run(a, batch), ob = Run(b, batch);
+  CHECK(MaxAbsDiff(oa.policy_logits, ob.policy_logits) == 0.0f);
+  CHECK(MaxAbsDiff(oa.value_logits, ob.value_logits) == 0.0f);
+  CHECK(MaxAbsDiff(oa.score, ob.score) == 0.0f);
+  CHECK(MaxAbsDiff(oa.ownership, ob.ownership) == 0.0f);
+  // A published model is never replaced.
+  CHECK_THROWS_AS(model->Save(tmp / "m"), IoError);
+  CHECK(ListPublished(tmp.path()) == std::vector<std::string>{"m"});
+}
+
+TEST_CASE("torch model: corrupt or mismatched files are FormatErrors naming the file") {
+  TempDir tmp;
+  const auto fresh = [&](const std::string& name, const std::string& arch = "b2c32") {
+    auto model = TorchModel::Create(SmallConfig(9, arch), 31);
+    model->Save(tmp / name);
+    return tmp / name;
+  };
+  const std::string weights_name = kModelWeightsFile;
+  const std::string meta_name = kModelMetadataFile;
+
+  SUBCASE("truncated weights") {
+    const std::string dir = fresh("t");
+    const std::string bytes = ReadFile(dir + "/" + weights_name);
+    std::ofstream(dir + "/" + weights_name, std::ios::binary | std::ios::trunc)
+        << bytes.substr(0, bytes.size() / 2);
+    const std::string error = LoadFormatError(dir);
+    CHECK(error.find(dir + "/" + weights_name) != std::string::npos);
+    CHECK(error.find("truncated") != std::string::npos);
+  }
+  SUBCASE("a flipped byte in the weights") {
+    const std::string dir = fresh("c");
+    std::string bytes = ReadFile(dir + "/" + weights_name);
+    bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x40);
+    std::ofstream(dir + "/" + weights_name, std::ios::binary | std::ios::trunc) << bytes;
+    const std::string error = LoadFormatError(dir);
+    CHECK(error.find(dir + "/" + weights_name) != std::string::npos);
+    CHECK(error.find("CRC") != std::string::npos);
+  }
+  SUBCASE("metadata with more channels than the weights") {
+    const std::string dir = fresh("w");
+    RewriteMetadata(dir, "architecture", "b2c48");
+    const std::string error = LoadFormatError(dir);
+    CHECK(error.find(dir + "/" + weights_name) != std::string::npos);
+    CHECK(error.find("b2c48") != std::string::npos);
+  }
+  SUBCASE("metadata with more blocks than the weights") {
+    const std::string dir = fresh("d");
+    RewriteMetadata(dir, "architecture", "b3c32");
+    CHECK(LoadFormatError(dir).find(dir + "/" + weights_name) != std::string::npos);
+  }
+  SUBCASE("metadata with fewer blocks than the weights") {
+    const std::string dir = fresh("s", "b4c32");
+    RewriteMetadata(dir, "architecture", "b3c32");
+    const std::string error = LoadFormatError(dir);
+    INFO(error);
+    CHECK(error.find(dir + "/" + weights_name) != std::string::npos);
+    CHECK(error.find("'blocks.3.bn1.weight' is not part of a b3c32 net") != std::string::npos);
+  }
+  SUBCASE("bad metadata") {
+    const std::string dir = fresh("j");
+    RewriteMetadata(dir, "architecture", "resnet");
+    CHECK(LoadFormatError(dir).find(dir + "/" + meta_name) != std::string::npos);
+    RewriteMetadata(dir, "architecture", "b2c32");
+    RewriteMetadata(dir, "feature_version", kFeatureVersion + 1);
+    CHECK(LoadFormatError(dir).find("feature_version") != std::string::npos);
+    std::ofstream(dir + "/" + meta_name, std::ios::trunc) << "{\"format\": ";
+    CHECK(LoadFormatError(dir).find(dir + "/" + meta_name) != std::string::npos);
+  }
+  SUBCASE("missing files are IoErrors") {
+    CHECK_THROWS_AS(TorchModel::Load(tmp / "nothing"), IoError);
+  }
+}
+
+TEST_CASE("torch evaluator: folded batch norms give the unfolded outputs") {
+  auto model = TorchModel::Create(SmallConfig(9, "b3c32"), 41);
+  PerturbBatchNorms(model->net().get(), 42);
+  const EvalBatch batch = RandomBatch(5, 9, 7, 43);
+  TorchEvaluatorOptions plain = Options("fp32", /*fold=*/false);
+  plain.channels_last = false;
+  TorchEvaluator unfolded(*model, plain);
+  TorchEvaluator folded(*model, Options("fp32", /*fold=*/true));
+  const EvalOutput a = Run(unfolded, batch), b = Run(folded, batch);
+  CHECK(MaxAbsDiff(a.policy_logits, b.policy_logits) < 1e-4f);
+  CHECK(MaxAbsDiff(a.value_logits, b.value_logits) < 1e-4f);
+  CHECK(MaxAbsDiff(a.score, b.score) < 1e-4f);
+  CHECK(MaxAbsDiff(a.ownership, b.ownership) < 1e-4f);
+  // The evaluator folded its own copy: the model still trains and saves.
+  CHECK_FALSE(model->net()->folded());
+}
+
+TEST_CASE("torch evaluator: bf16 is close to fp32; fp16 and bad devices are ConfigErrors") {
+  auto model = TorchModel::Create(SmallConfig(9), 51);
+  const EvalBatch batch = RandomBatch(8, 9, 9, 52);
+  TorchEvaluator fp32(*model, Options("fp32"));
+  std::unique_ptr<TorchEvaluator> bf16;
+  try {
+    bf16 = std::make_unique<TorchEvaluator>(*model, Options("bf16"));
+  } catch (const ConfigError& e) {
+    MESSAGE("bf16 not supported here, skipped: " << e.what());
+  }
+  if (bf16) {
+    const EvalOutput a = Run(fp32, batch), b = Run(*bf16, batch);
+    // bf16 keeps 8 significant bits; on random weights outputs differ by ~1% of their range.
+    const auto range = [](const std::vector<float>& v, int stride, int width) {
+      float lo = 1e30f, hi = -1e30f;
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (static_cast<int>(i % stride) >= width) continue;
+        lo = std::min(lo, v[i]);
+        hi = std::max(hi, v[i]);
+      }
+      return hi - lo;
+    };
+    // On-board logits only (81 of every 82): off-board ones are a constant.
+    std::vector<float> pa, pb;
+    for (size_t i = 0; i < a.policy_logits.size(); ++i) {
+      pa.push_back(a.policy_logits[i]);
+      pb.push_back(b.policy_logits[i]);
+    }
+    CHECK(MaxAbsDiff(pa, pb) < 0.05f * range(pa, 82, 81) + 0.05f);
+    CHECK(MaxAbsDiff(a.value_logits, b.value_logits) < 0.05f * range(a.value_logits, 3, 3) + 0.05f);
+    CHECK(MaxAbsDiff(a.ownership, b.ownership) < 0.05f);
+  }
+  CHECK_THROWS_AS(TorchEvaluator(*model, Options("fp16")), ConfigError);
+  CHECK_THROWS_AS(TorchEvaluator(*model, Options("fp64")), ConfigError);
+  TorchEvaluatorOptions bad_device = Options();
+  bad_device.device = "tpu:3";
+  CHECK_THROWS_AS(TorchEvaluator(*model, bad_device), ConfigError);
+  if (!torch::cuda::is_available()) {
+    bad_device.device = "cuda:0";
+    CHECK_THROWS_AS(TorchEvaluator(*model, bad_device), ConfigError);
+  }
+}
+
+TEST_CASE("tengen-new-model writes a model that loads, and refuses bad arguments") {
+  TempDir tmp;
+  const std::string program = std::string(TENGEN_BIN_DIR) + "/tengen-new-model";
+  const std::string models = tmp / "models";
+  const std::string args = " --models-dir " + models + " --pos-len 9 --seed 3";
+  CHECK(RunCommand(program + args + " --name first --arch b1c16") == 0);
+  auto model = TorchModel::Load(models + "/first");
+  CHECK(model->config().Architecture() == "b1c16");
+  CHECK(model->config().name == "first");
+  CHECK(model->config().pos_len == 9);
+  // Existing names are never overwritten.
+  CHECK(RunCommand(program + args + " --name first --arch b1c16") == 1);
+  CHECK(RunCommand(program + args + " --name second --arch b1x16") == 2);
+  CHECK(RunCommand(program + args + " --name a/b --arch b1c16") == 2);
+  CHECK(RunCommand(program + " --name third") == 2);
+  CHECK(ListPublished(models) == std::vector<std::string>{"first"});
+}
+
+}  // namespace
+}  // namespace tengen::nn
