@@ -8,6 +8,9 @@
 #include "pipeline/base_dir.h"
 #include "pipeline/selfplay.h"
 #include "pipeline/selfplay_config.h"
+#ifdef TENGEN_WITH_TORCH
+#include "pipeline/torch_loader.h"
+#endif
 #include "util/config.h"
 #include "util/log.h"
 #include "util/program.h"
@@ -28,8 +31,15 @@ int Main(int argc, const char* const argv[]) {
     return 0;
   }
   pipeline::SelfplayOptions options = pipeline::SelfplayOptionsFromConfig(config);
-  // HOOK: binaries linked with nn/torch set options.load_model here (TorchModel::Load +
-  // TorchEvaluator); without it a model in models_dir is a clear error.
+#ifdef TENGEN_WITH_TORCH
+  nn::TorchEvaluatorOptions net_options;
+  net_options.device = config.GetString("device");
+  net_options.precision =
+      pipeline::ResolvePrecision(config.GetString("precision"), net_options.device);
+  net_options.max_batch_size = options.nn_max_batch_size;
+  options.load_model = pipeline::TorchModelLoader(net_options);
+#endif
+  // Without libtorch in this binary, a model in models_dir is a clear error (model registry).
 
   InstallStopSignalHandlers();
   Logger logger(ParseLogLevel(config.GetString("log_level")));

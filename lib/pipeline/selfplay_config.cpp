@@ -114,6 +114,9 @@ void DeclareSelfplayOptions(ConfigSpec& spec) {
   spec.Int("num_game_threads", o.num_game_threads, 1, 4096,
            "concurrent games (they mostly wait for NN batches, so many per core)");
   spec.Int("nn_max_batch_size", o.nn_max_batch_size, 1, 4096, "largest NN batch");
+  spec.String("device", "cpu", "where the net runs: cpu, cuda or cuda:N");
+  spec.Choice("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
+              "net precision; auto: bf16 on a CPU with native bf16, fp32 elsewhere");
   spec.Int("max_rows_per_file", o.max_rows_per_file, 1, 10000000,
            "rows per .npz shard (the first of a process is randomly shorter)");
   spec.Int("seed", 0, 0, kMaxSeed, "master seed of the per-game seeds (0: from entropy)");

@@ -1,0 +1,23 @@
+#pragma once
+// The model loader that programs running a real net hand to the model registry
+// (pipeline/model_registry.h): TorchModel::Load plus a TorchEvaluator. It lives in its own
+// library (tengen_pipeline_torch) so that pipeline itself never links libtorch; this header
+// includes no libtorch either (nn/torch/model.h is a pimpl).
+
+#include <string>
+
+#include "nn/torch/model.h"
+#include "pipeline/model_registry.h"
+
+namespace tengen::pipeline {
+
+// "auto" picks bf16 on a CPU that reports native bf16 (avx512_bf16 or amx_bf16 in
+// /proc/cpuinfo: several times faster than fp32 there) and fp32 everywhere else, CUDA
+// included (not every GPU has fast bf16); any other value is returned as it is.
+std::string ResolvePrecision(const std::string& precision, const std::string& device);
+
+// Loads a model directory and wraps it in a TorchEvaluator with these options; the evaluator
+// reports the caller's pos_len (the net is fully convolutional, so it runs any pos_len).
+LoadModel TorchModelLoader(const nn::TorchEvaluatorOptions& options);
+
+}  // namespace tengen::pipeline
