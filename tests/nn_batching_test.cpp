@@ -115,3 +115,35 @@ TEST_CASE("batching: an evaluator error reaches every caller of that batch") {
 
 }  // namespace
 }  // namespace tengen::nn
+
+namespace tengen::nn {
+namespace {
+
+TEST_CASE("batching: registered clients that are all waiting do not wait for stragglers") {
+  // Two clients, batches of up to 64, and a straggler wait far longer than the test: if the
+  // server waited for a full batch, 50 rounds would take 50 minutes. With both registered,
+  // every batch runs as soon as both have submitted, so each batch holds exactly two.
+  std::vector<int> batch_sizes;
+  BatchingOptions options;
+  options.max_batch_size = 64;
+  options.max_wait = std::chrono::minutes(1);
+  BatchingServer server(std::make_unique<EchoEvaluator>(3, &batch_sizes), options);
+  server.AddClient();
+  server.AddClient();
+  auto client = [&server] {
+    std::vector<float> spatial(kNumSpatialFeatures * 9, 0.0f), global(kNumGlobalFeatures, 0.0f);
+    RowOutput out;
+    for (int i = 0; i < 50; ++i) server.Evaluate(spatial.data(), global.data(), &out);
+    server.RemoveClient();
+  };
+  std::thread a(client), b(client);
+  a.join();
+  b.join();
+  int total = 0;
+  for (int size : batch_sizes) total += size;
+  CHECK(total == 100);
+  CHECK(batch_sizes.size() <= 51);  // nearly all batches hold both clients' positions
+}
+
+}  // namespace
+}  // namespace tengen::nn

@@ -42,11 +42,27 @@ void BatchingServer::Evaluate(const float* spatial, const float* global, RowOutp
   request.output = output;
   std::unique_lock<std::mutex> lock(mutex_);
   queue_.push_back(&request);
-  if (static_cast<int>(queue_.size()) == 1 ||
-      static_cast<int>(queue_.size()) >= options_.max_batch_size)
-    work_ready_.notify_one();
+  if (queue_.size() == 1 || BatchReady()) work_ready_.notify_one();
   request.finished.wait(lock, [&request] { return request.done; });
   if (request.error) std::rethrow_exception(request.error);
+}
+
+void BatchingServer::AddClient() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++clients_;
+}
+
+void BatchingServer::RemoveClient() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    --clients_;
+  }
+  work_ready_.notify_one();  // the others may now be all there is
+}
+
+bool BatchingServer::BatchReady() const {
+  const int queued = static_cast<int>(queue_.size());
+  return queued >= options_.max_batch_size || (clients_ > 0 && queued >= clients_);
 }
 
 BatchingStats BatchingServer::stats() const {
@@ -62,10 +78,8 @@ void BatchingServer::Serve() {
   while (true) {
     work_ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
     if (queue_.empty()) return;  // stopping with nothing left to answer
-    if (static_cast<int>(queue_.size()) < options_.max_batch_size && !stopping_) {
-      work_ready_.wait_for(lock, options_.max_wait, [this] {
-        return stopping_ || static_cast<int>(queue_.size()) >= options_.max_batch_size;
-      });
+    if (!BatchReady() && !stopping_) {
+      work_ready_.wait_for(lock, options_.max_wait, [this] { return stopping_ || BatchReady(); });
     }
     const size_t take = std::min(queue_.size(), static_cast<size_t>(options_.max_batch_size));
     batch.assign(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(take));

@@ -51,6 +51,12 @@ class BatchingServer {
   // safe from any number of threads. Rethrows an exception thrown by the evaluator.
   void Evaluate(const float* spatial, const float* global, RowOutput* output);
 
+  // Callers that will keep submitting (game threads) register for their lifetime: when every
+  // registered client is waiting, the batch runs at once rather than waiting out max_wait for
+  // stragglers that cannot come (the last games of a run, a few threads per server).
+  void AddClient();
+  void RemoveClient();
+
   int pos_len() const { return pos_len_; }
   std::string model_name() const { return model_name_; }
   BatchingStats stats() const;
@@ -59,6 +65,8 @@ class BatchingServer {
   struct Request;
   void Serve();
   void RunBatch(std::vector<Request*>& batch);
+  // The queue is worth running now (mutex_ held).
+  bool BatchReady() const;
 
   std::unique_ptr<Evaluator> evaluator_;
   BatchingOptions options_;
@@ -68,6 +76,7 @@ class BatchingServer {
   std::condition_variable work_ready_;
   std::vector<Request*> queue_;
   bool stopping_ = false;
+  int clients_ = 0;
   std::atomic<int64_t> batches_{0};
   std::atomic<int64_t> positions_{0};
   std::thread thread_;

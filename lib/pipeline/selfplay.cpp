@@ -202,6 +202,11 @@ void SelfplayRunner::GameThread(Epoch& epoch, uint64_t thread_seed) {
   try {
     Rng rng(thread_seed);
     NetLeafEvaluator leaf(*epoch.server, rng);
+    epoch.server->AddClient();
+    struct ClientGuard {
+      nn::BatchingServer& server;
+      ~ClientGuard() { server.RemoveClient(); }
+    } client_guard{*epoch.server};
     const Player player{&leaf, epoch.server->model_name()};
     const auto stop = [this] { return StopNow(); };
     while (!StopNow() && !epoch.retire.load() && ClaimGame()) {
