@@ -11,6 +11,7 @@
 #include <iostream>
 #include <vector>
 
+#include "bench_util.h"
 #include "go/board.h"
 #include "go/game.h"
 #include "go/playout.h"
@@ -80,11 +81,6 @@ double BoardMovesPerSecond(int size, double seconds, Rng& rng) {
   return moves / std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -94,10 +90,7 @@ int main(int argc, char** argv) {
     spec.Int("repeats", 5, 1, 100, "measurements per case; the median is printed");
     spec.Int("seed", 1, 0, INT64_MAX, "random seed");
     Config config(spec);
-    if (ParseCommandLine(spec, argc, argv, config).help_requested) {
-      spec.PrintHelp(std::cout);
-      return 0;
-    }
+    if (!ParseCommandLineOrHelp(spec, argc, argv, config, std::cout)) return 0;
     const double seconds = config.GetDouble("seconds");
     const int repeats = static_cast<int>(config.GetInt("repeats"));
     Rng rng(static_cast<uint64_t>(config.GetInt("seed")));
@@ -110,7 +103,7 @@ int main(int argc, char** argv) {
                                      : BoardMovesPerSecond(size, seconds, rng));
         std::printf("%2dx%-4d %-28s %14.0f %8.0f..%.0f\n", size, size,
                     engine == 0 ? "GameState (positional sk)" : "Board (simple ko)",
-                    Median(runs), *std::min_element(runs.begin(), runs.end()),
+                    tengen::bench::Median(runs), *std::min_element(runs.begin(), runs.end()),
                     *std::max_element(runs.begin(), runs.end()));
       }
     }

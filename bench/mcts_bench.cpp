@@ -13,6 +13,7 @@
 #include <iostream>
 #include <vector>
 
+#include "bench_util.h"
 #include "go/game.h"
 #include "search/evaluator.h"
 #include "search/mcts.h"
@@ -36,11 +37,6 @@ double VisitsPerSecond(int size, int visits, bool full, Rng& rng) {
   return result.root_visits / seconds;
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -50,10 +46,7 @@ int main(int argc, char** argv) {
     spec.Int("repeats", 5, 1, 100, "searches per case; the median is printed");
     spec.Int("seed", 1, 0, INT64_MAX, "random seed");
     Config config(spec);
-    if (ParseCommandLine(spec, argc, argv, config).help_requested) {
-      spec.PrintHelp(std::cout);
-      return 0;
-    }
+    if (!ParseCommandLineOrHelp(spec, argc, argv, config, std::cout)) return 0;
     const int visits = static_cast<int>(config.GetInt("visits"));
     const int repeats = static_cast<int>(config.GetInt("repeats"));
     Rng rng(static_cast<uint64_t>(config.GetInt("seed")));
@@ -64,7 +57,8 @@ int main(int argc, char** argv) {
         std::vector<double> runs;
         for (int r = 0; r < repeats; ++r) runs.push_back(VisitsPerSecond(size, visits, full, rng));
         std::printf("%2dx%-4d %-6s %8d %16.0f %10.0f..%.0f\n", size, size, full ? "full" : "cheap",
-                    visits, Median(runs), *std::min_element(runs.begin(), runs.end()),
+                    visits, tengen::bench::Median(runs),
+                    *std::min_element(runs.begin(), runs.end()),
                     *std::max_element(runs.begin(), runs.end()));
       }
     }

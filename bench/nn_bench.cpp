@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "nn/evaluator.h"
 #include "nn/features.h"
 #include "nn/model_config.h"
@@ -83,10 +84,7 @@ double TimedRun(nn::Evaluator& evaluator, const nn::EvalBatch& batch, double sec
 int Main(int argc, const char* const argv[]) {
   const ConfigSpec spec = MakeSpec();
   Config config(spec);
-  if (ParseCommandLine(spec, argc, argv, config).help_requested) {
-    spec.PrintHelp(std::cout);
-    return 0;
-  }
+  if (!ParseCommandLineOrHelp(spec, argc, argv, config, std::cout)) return 0;
   nn::ModelConfig model_config;
   nn::ParseArchitecture(config.GetString("arch"), &model_config);
   model_config.pos_len = static_cast<int>(config.GetInt("pos_len"));
@@ -122,8 +120,7 @@ int Main(int argc, const char* const argv[]) {
       TimedRun(evaluator, batch, seconds / 4);  // warm-up: kernel selection, allocations
       std::vector<double> rates;
       for (int r = 0; r < runs; ++r) rates.push_back(TimedRun(evaluator, batch, seconds));
-      std::sort(rates.begin(), rates.end());
-      const double median = rates[rates.size() / 2];
+      const double median = tengen::bench::Median(rates);
       std::printf("%-9s %7d %12.0f %12.2f\n", precision.c_str(), batch_size, median,
                   1000.0 * batch_size / median);
       std::fflush(stdout);

@@ -32,11 +32,7 @@ ConfigSpec MakeSpec() {
 int Main(int argc, const char* const argv[]) {
   const ConfigSpec spec = MakeSpec();
   Config config(spec);
-  const CommandLine command_line = ParseCommandLine(spec, argc, argv, config);
-  if (command_line.help_requested) {
-    spec.PrintHelp(std::cout);
-    return 0;
-  }
+  if (!ParseCommandLineOrHelp(spec, argc, argv, config, std::cout)) return 0;
 
   gtp::GtpOptions options;
   options.rules = pipeline::RulesFromConfig(config);

@@ -25,11 +25,7 @@ int Main(int argc, const char* const argv[]) {
                   "shards to <output-dir>/selfplay/<model>/.");
   pipeline::DeclareSelfplayOptions(spec);
   Config config(spec);
-  const CommandLine command_line = ParseCommandLine(spec, argc, argv, config);
-  if (command_line.help_requested) {
-    spec.PrintHelp(std::cout);
-    return 0;
-  }
+  if (!ParseCommandLineOrHelp(spec, argc, argv, config, std::cout)) return 0;
   pipeline::SelfplayOptions options = pipeline::SelfplayOptionsFromConfig(config);
 #ifdef TENGEN_WITH_TORCH
   nn::TorchEvaluatorOptions net_options;

@@ -35,11 +35,7 @@ ConfigSpec MakeSpec() {
 int Main(int argc, const char* const argv[]) {
   const ConfigSpec spec = MakeSpec();
   Config config(spec);
-  const CommandLine command_line = ParseCommandLine(spec, argc, argv, config);
-  if (command_line.help_requested) {
-    spec.PrintHelp(std::cout);
-    return 0;
-  }
+  if (!ParseCommandLineOrHelp(spec, argc, argv, config, std::cout)) return 0;
   const std::string models_dir = config.GetString("models_dir");
   const std::string name = config.GetString("name");
   if (models_dir.empty()) throw ConfigError("--models-dir is required");

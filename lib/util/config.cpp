@@ -496,4 +496,11 @@ CommandLine ParseCommandLine(const ConfigSpec& spec, int argc, const char* const
   return result;
 }
 
+bool ParseCommandLineOrHelp(const ConfigSpec& spec, int argc, const char* const argv[],
+                            Config& config, std::ostream& help_out) {
+  if (!ParseCommandLine(spec, argc, argv, config).help_requested) return true;
+  spec.PrintHelp(help_out);
+  return false;
+}
+
 }  // namespace tengen

@@ -102,4 +102,9 @@ struct CommandLine {
 CommandLine ParseCommandLine(const ConfigSpec& spec, int argc, const char* const argv[],
                              Config& config, bool allow_positional = false);
 
+// What every program's main does first: ParseCommandLine, and on --help print the help to
+// `help_out` and return false (the program then exits 0). Returns true when it should run.
+bool ParseCommandLineOrHelp(const ConfigSpec& spec, int argc, const char* const argv[],
+                            Config& config, std::ostream& help_out);
+
 }  // namespace tengen
