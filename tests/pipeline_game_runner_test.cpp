@@ -99,13 +99,18 @@ TEST_CASE("game runner: rows match the game replayed from its SGF") {
 }
 
 TEST_CASE("game runner: a stop request abandons the game in flight") {
+  // The stop is polled between moves and between playouts: once it says stop, the game ends
+  // within a poll or two instead of finishing its search.
   search::UniformEvaluator evaluator;
   const Player player{&evaluator, "random"};
-  int polls = 0;
-  FinishedGame game;
-  CHECK_FALSE(PlayGame(
-      SmallGame(5), player, player, 9, [&polls] { return ++polls > 3; }, &game));
-  CHECK(polls == 4);
+  for (int stop_at : {1, 5, 40}) {
+    int polls = 0;
+    FinishedGame game;
+    CHECK_FALSE(PlayGame(
+        SmallGame(5), player, player, 9, [&] { return ++polls >= stop_at; }, &game));
+    CHECK(polls >= stop_at);
+    CHECK(polls <= stop_at + 1);
+  }
 }
 
 TEST_CASE("game runner: move temperature decays from early to late") {

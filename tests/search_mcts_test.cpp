@@ -446,3 +446,25 @@ TEST_CASE("search: resignation needs consecutive low values of the same player")
   CHECK(!never.may_resign());
   for (int i = 0; i < 10; ++i) CHECK(!never.Update(Color::kWhite, -1.0));
 }
+
+namespace tengen::search {
+namespace {
+
+TEST_CASE("search: a stop request ends the search between playouts") {
+  UniformEvaluator evaluator;
+  Rng rng(3);
+  Search search(SearchParams(), evaluator, rng);
+  search.SetPosition(go::GameState(9));
+  int polls = 0;
+  const SearchResult result = search.Run(10000, false, [&polls] { return ++polls > 20; });
+  // The root expansion is one playout, then one playout per poll until the stop.
+  CHECK(result.root_visits == 21);
+  CHECK(polls == 21);
+  // Without a stop the same search runs to its budget.
+  Search full(SearchParams(), evaluator, rng);
+  full.SetPosition(go::GameState(9));
+  CHECK(full.Run(200, false).root_visits == 200);
+}
+
+}  // namespace
+}  // namespace tengen::search

@@ -104,7 +104,8 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
     const search::SearchPlan plan = search::DrawSearchPlan(params.playout_cap, rng);
     // KataGo clears the tree before full searches so that root noise acts on a fresh tree.
     if (plan.full_search) searcher.ClearTree();
-    const search::SearchResult result = searcher.Run(plan.visits, plan.full_search);
+    const search::SearchResult result = searcher.Run(plan.visits, plan.full_search, stop);
+    if (stop()) return false;  // the search was cut short: drop the game
     game->search_visits += result.root_visits;
     if (resign.Update(mover, result.root_value)) {
       game->resigned = true;

@@ -227,7 +227,7 @@ void Search::PrepareRoot(bool full_search) {
   forced_playouts_ = full_search && params_.forced_playout_k > 0;
 }
 
-SearchResult Search::Run(int visits, bool full_search) {
+SearchResult Search::Run(int visits, bool full_search, const std::function<bool()>& stop) {
   TENGEN_CHECK(!root_state_.IsOver(), "search on a finished game");
   TENGEN_CHECK(visits >= 1, "visits must be positive");
   go::GameState state = root_state_;  // working copy; playouts play and undo on it
@@ -237,7 +237,8 @@ SearchResult Search::Run(int visits, bool full_search) {
     Playout(state);
   }
   PrepareRoot(full_search);
-  while (root_.visits < visits) Playout(state);
+  // Polling costs a call per playout; a playout costs a net evaluation, so it is noise.
+  while (root_.visits < visits && !(stop && stop())) Playout(state);
   return MakeResult(full_search);
 }
 

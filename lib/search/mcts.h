@@ -31,6 +31,7 @@
 // the tree passes are searched normally and finished games are scored exactly. This is a light
 // version of KataGo's rule against passing when it would lose (it only looks one move ahead).
 
+#include <functional>
 #include <vector>
 
 #include "go/game.h"
@@ -106,7 +107,10 @@ class Search {
   // Searches until the root has `visits` visits (visits kept from a reused tree count, as
   // KataGo's maxVisits). full_search: see the header comment. The root position must not be
   // over.
-  SearchResult Run(int visits, bool full_search);
+  // `stop`, when given, is polled between playouts: once it returns true the search ends
+  // early (a selfplay process shutting down must not wait out a 600-visit search per game);
+  // the partial result is well formed but the caller is expected to discard it.
+  SearchResult Run(int visits, bool full_search, const std::function<bool()>& stop = {});
 
   const go::GameState& root_state() const { return root_state_; }
   int root_visits() const { return root_.visits; }
