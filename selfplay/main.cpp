@@ -28,10 +28,10 @@ int Main(int argc, const char* const argv[]) {
   if (!ParseCommandLineOrHelp(spec, argc, argv, config, std::cout)) return 0;
   pipeline::SelfplayOptions options = pipeline::SelfplayOptionsFromConfig(config);
 #ifdef TENGEN_WITH_TORCH
+  // The loader sets the device (one call per entry of `devices`) and resolves "auto"
+  // precision for it.
   nn::TorchEvaluatorOptions net_options;
-  net_options.device = config.GetString("device");
-  net_options.precision =
-      pipeline::ResolvePrecision(config.GetString("precision"), net_options.device);
+  net_options.precision = config.GetString("precision");
   net_options.max_batch_size = options.nn_max_batch_size;
   options.load_model = pipeline::TorchModelLoader(net_options);
 #endif

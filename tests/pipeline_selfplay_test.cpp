@@ -6,11 +6,13 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <boost/filesystem.hpp>
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <mutex>
 #include <thread>
 
 #include "data/training_rows.h"
@@ -149,6 +151,39 @@ TEST_CASE("selfplay: a bad option exits 2 naming the key") {
   CHECK(!fs::exists(SelfplayDir(base.path())));
 }
 
+TEST_CASE("selfplay: devices=cpu,cpu runs two servers; a bad devices list exits 2") {
+  testing::TempDir base;
+  std::vector<std::string> argv = SmallRun(base.path());
+  for (const char* arg : {"--max-games-total", "4", "--set", "devices=cpu,cpu"})
+    argv.push_back(arg);
+  const ProcessResult result = RunProcess(argv);
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.output.find("2 NN servers cpu (2 threads") != std::string::npos);
+  CHECK(result.output.find("games 4") != std::string::npos);
+  CHECK(!FilesWith(TdataDir(base.path(), "random"), ".npz").empty());
+
+  for (const char* bad : {"devices=cpu,,cpu", "devices=", "devices=cpu,", "devices=gpu"}) {
+    const ProcessResult rejected =
+        RunProcess({kSelfplay, "--output-dir", base.path(), "--set", bad});
+    INFO(bad, rejected.output);
+    CHECK(rejected.exit_code == 2);
+    CHECK(rejected.output.find("devices") != std::string::npos);
+  }
+  const ProcessResult too_many = RunProcess({kSelfplay, "--output-dir", base.path(), "--set",
+                                             "devices=cpu,cpu,cpu", "--set", "num_game_threads=2"});
+  CHECK(too_many.exit_code == 2);
+  CHECK(too_many.output.find("devices") != std::string::npos);
+}
+
+TEST_CASE("selfplay options: device lists") {
+  CHECK(ParseDeviceList("devices", "cpu") == std::vector<std::string>{"cpu"});
+  CHECK(ParseDeviceList("devices", " cpu , cuda:1,cuda") ==
+        std::vector<std::string>{"cpu", "cuda:1", "cuda"});
+  for (const char* bad : {"", "cpu,,cpu", ",cpu", "cpu,", " ", "cuda:", "cuda:x", "tpu"})
+    CHECK_THROWS_AS(ParseDeviceList("devices", bad), ConfigError);
+}
+
 TEST_CASE("selfplay options: weighted lists") {
   const auto list = ParseWeightedList("board_sizes", "9:1, 13:0.5,19", 5, 19);
   REQUIRE(list.size() == 3);
@@ -189,10 +224,10 @@ TEST_CASE("model registry: newest by samples, then by time; hook required for a 
   CHECK(newest->name == "run-t-s1000-d5");
   CHECK(newest->samples == 1000);
 
-  const auto random = MakeEvaluator(std::nullopt, 9, nullptr);
+  const auto random = MakeEvaluator(std::nullopt, 9, "cpu", nullptr);
   CHECK(random->model_name() == "random");
   CHECK(random->pos_len() == 9);
-  CHECK_THROWS_AS(MakeEvaluator(newest, 9, nullptr), Error);
+  CHECK_THROWS_AS(MakeEvaluator(newest, 9, "cpu", nullptr), Error);
 }
 
 TEST_CASE("heartbeat: JSON escaping and numbers") {
@@ -245,7 +280,7 @@ TEST_CASE("selfplay: switches to a newer model between games") {
   options.seed = 7;
   options.model_check_interval = std::chrono::milliseconds(100);
   std::atomic<int> loads{0};
-  options.load_model = [&loads](const ModelInfo& model, int pos_len) {
+  options.load_model = [&loads](const ModelInfo& model, int pos_len, const std::string&) {
     ++loads;
     return std::make_unique<NamedUniform>(model.name, pos_len);
   };
@@ -275,6 +310,57 @@ TEST_CASE("selfplay: switches to a newer model between games") {
     for (const go::SgfRecord& record : go::ReadSgfFile(file)) CHECK(record.black_player == model);
   CHECK(stats.games > 0);
   CHECK(stats.shards >= 2);
+}
+
+// Counts the positions it evaluates into `positions`.
+class CountingUniform : public NamedUniform {
+ public:
+  CountingUniform(std::string name, int pos_len, std::atomic<int64_t>* positions)
+      : NamedUniform(std::move(name), pos_len), positions_(positions) {}
+  void Evaluate(const nn::EvalBatch& batch, nn::EvalOutput* output) override {
+    *positions_ += batch.size;
+    NamedUniform::Evaluate(batch, output);
+  }
+
+ private:
+  std::atomic<int64_t>* positions_;
+};
+
+TEST_CASE("selfplay: devices=cpu,cpu loads the model twice and feeds both servers") {
+  testing::TempDir base;
+  SelfplayOptions options;
+  options.base_dir = base.path();
+  options.models_dir = ModelsDir(base.path());
+  options.game.board_sizes = {{5, 1.0}};
+  options.game.pos_len = 5;
+  options.game.playout_cap = {8, 4, 0.5};
+  options.num_game_threads = 5;
+  options.max_games_total = 6;
+  options.seed = 11;
+  options.devices = {"cpu", "cpu"};
+  const std::string model = "run-t-s100-d1000";
+  EnsureDirectory(options.models_dir + "/" + model);
+  std::mutex mutex;
+  std::vector<std::string> devices;
+  std::array<std::atomic<int64_t>, 2> positions{};
+  options.load_model = [&](const ModelInfo& info, int pos_len, const std::string& device) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (devices.size() >= positions.size()) throw Error("loaded more than twice");
+    auto evaluator =
+        std::make_unique<CountingUniform>(info.name, pos_len, &positions[devices.size()]);
+    devices.push_back(device);
+    return evaluator;
+  };
+  Logger logger(LogLevel::kWarning);
+  std::atomic<bool> stop{false};
+  const SelfplayStats stats = RunSelfplay(options, logger, StopToken(&stop));
+
+  CHECK(devices == std::vector<std::string>{"cpu", "cpu"});
+  CHECK(positions[0] > 0);
+  CHECK(positions[1] > 0);
+  CHECK(stats.games == 6);
+  CHECK(stats.nn_positions == positions[0] + positions[1]);
+  CHECK(!FilesWith(TdataDir(base.path(), model), ".npz").empty());
 }
 
 // Fails on its 50th batch, as a broken device would.
@@ -307,7 +393,7 @@ TEST_CASE("selfplay: a failing net stops every game thread and RunSelfplay throw
   std::atomic<bool> stop{false};
   // No loader: a model that cannot be run is a clear error before any game starts.
   CHECK_THROWS_AS(RunSelfplay(options, logger, StopToken(&stop)), Error);
-  options.load_model = [](const ModelInfo&, int pos_len) {
+  options.load_model = [](const ModelInfo&, int pos_len, const std::string&) {
     return std::make_unique<FailingEvaluator>(pos_len);
   };
   try {

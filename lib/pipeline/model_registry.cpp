@@ -63,7 +63,7 @@ std::optional<ModelInfo> FindNewestModel(const std::string& models_dir) {
 }
 
 std::unique_ptr<nn::Evaluator> MakeEvaluator(const std::optional<ModelInfo>& model, int pos_len,
-                                             const LoadModel& load) {
+                                             const std::string& device, const LoadModel& load) {
   if (!model) return std::make_unique<nn::UniformEvaluator>(pos_len);
   if (!load)
     throw Error("model '" + model->path +
@@ -71,13 +71,13 @@ std::unique_ptr<nn::Evaluator> MakeEvaluator(const std::optional<ModelInfo>& mod
                 "(rebuild with libtorch, or remove the model directory to play with the random "
                 "net)");
   try {
-    std::unique_ptr<nn::Evaluator> evaluator = load(*model, pos_len);
+    std::unique_ptr<nn::Evaluator> evaluator = load(*model, pos_len, device);
     if (!evaluator) throw Error("the loader returned no evaluator");
     return evaluator;
   } catch (const ConfigError&) {
     throw;  // a bad device or precision is the user's, and names itself
   } catch (const Error& e) {
-    throw Error("cannot load model '" + model->path + "': " + e.what());
+    throw Error("cannot load model '" + model->path + "' on " + device + ": " + e.what());
   }
 }
 

@@ -37,16 +37,19 @@ bool ParseModelName(const std::string& name, int64_t* samples, int64_t* rows);
 // missing). Throws IoError when the directory exists but cannot be listed.
 std::optional<ModelInfo> FindNewestModel(const std::string& models_dir);
 
-// Builds an evaluator for a model; pos_len is the selfplay pos_len (the net must accept it).
+// Builds an evaluator for a model on one device ("cpu", "cuda", "cuda:N"); pos_len is the
+// selfplay pos_len (the net must accept it). Selfplay calls it once per entry of `devices`,
+// so a list naming one device twice gets two independent evaluators.
 // HOOK: programs that link nn/torch pass a function that loads the model with TorchModel::Load
-// and wraps it in a TorchEvaluator; an empty LoadModel means "no libtorch in this binary".
-using LoadModel =
-    std::function<std::unique_ptr<nn::Evaluator>(const ModelInfo& model, int pos_len)>;
+// and wraps it in a TorchEvaluator on that device; an empty LoadModel means "no libtorch in
+// this binary".
+using LoadModel = std::function<std::unique_ptr<nn::Evaluator>(const ModelInfo& model, int pos_len,
+                                                               const std::string& device)>;
 
-// nn::UniformEvaluator (named "random") when model is nullopt; load(*model, pos_len) otherwise.
-// Throws Error when there is a model but no loader ("built without libtorch"), and rethrows
-// the loader's errors with the model's path added.
+// nn::UniformEvaluator (named "random") when model is nullopt; load(*model, pos_len, device)
+// otherwise. Throws Error when there is a model but no loader ("built without libtorch"), and
+// rethrows the loader's errors with the model's path and the device added.
 std::unique_ptr<nn::Evaluator> MakeEvaluator(const std::optional<ModelInfo>& model, int pos_len,
-                                             const LoadModel& load);
+                                             const std::string& device, const LoadModel& load);
 
 }  // namespace tengen::pipeline

@@ -6,6 +6,8 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -144,7 +146,7 @@ class SelfplayRunner {
  private:
   // One model's stretch of play.
   struct Epoch {
-    std::unique_ptr<nn::BatchingServer> server;
+    std::vector<std::unique_ptr<nn::BatchingServer>> servers;  // one per device
     std::unique_ptr<ShardSink> sink;
     std::atomic<bool> retire{false};  // a newer model is ready: start no more games
     std::atomic<int> running{0};      // game threads still running
@@ -153,9 +155,12 @@ class SelfplayRunner {
   bool StopNow() const { return stop_.stop_requested() || failed_.load(); }
   bool ClaimGame();
   uint64_t NextSeed();
-  void GameThread(Epoch& epoch, uint64_t thread_seed);
-  // Loads the newest model if it differs from `current`; nullptr when there is nothing new.
-  std::unique_ptr<nn::Evaluator> CheckForNewModel(const std::string& current);
+  void GameThread(Epoch& epoch, nn::BatchingServer& server, uint64_t thread_seed);
+  // One evaluator per device for `model` (the random net when nullopt).
+  std::vector<std::unique_ptr<nn::Evaluator>> MakeEvaluators(const std::optional<ModelInfo>& model);
+  // Loads the newest model (once per device) if it differs from `current`; empty when there
+  // is nothing new or it failed to load.
+  std::vector<std::unique_ptr<nn::Evaluator>> CheckForNewModel(const std::string& current);
   void Report(const Epoch& epoch, const std::string& state, bool force_log);
   SelfplayStats Totals(const Epoch* epoch) const;
 
@@ -198,16 +203,16 @@ uint64_t SelfplayRunner::NextSeed() {
   return (master_rng_.Next() >> 11) | 1;
 }
 
-void SelfplayRunner::GameThread(Epoch& epoch, uint64_t thread_seed) {
+void SelfplayRunner::GameThread(Epoch& epoch, nn::BatchingServer& server, uint64_t thread_seed) {
   try {
     Rng rng(thread_seed);
-    NetLeafEvaluator leaf(*epoch.server, rng);
-    epoch.server->AddClient();
+    NetLeafEvaluator leaf(server, rng);
+    server.AddClient();
     struct ClientGuard {
       nn::BatchingServer& server;
       ~ClientGuard() { server.RemoveClient(); }
-    } client_guard{*epoch.server};
-    const Player player{&leaf, epoch.server->model_name()};
+    } client_guard{server};
+    const Player player{&leaf, server.model_name()};
     const auto stop = [this] { return StopNow(); };
     while (!StopNow() && !epoch.retire.load() && ClaimGame()) {
       FinishedGame game;
@@ -228,23 +233,32 @@ void SelfplayRunner::GameThread(Epoch& epoch, uint64_t thread_seed) {
   --epoch.running;
 }
 
-std::unique_ptr<nn::Evaluator> SelfplayRunner::CheckForNewModel(const std::string& current) {
+std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::MakeEvaluators(
+    const std::optional<ModelInfo>& model) {
+  std::vector<std::unique_ptr<nn::Evaluator>> evaluators;
+  for (const std::string& device : options_.devices)
+    evaluators.push_back(MakeEvaluator(model, options_.game.pos_len, device, options_.load_model));
+  return evaluators;
+}
+
+std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::CheckForNewModel(
+    const std::string& current) {
   std::optional<ModelInfo> newest;
   try {
     newest = FindNewestModel(options_.models_dir);
   } catch (const Error& e) {
     logger_.Warning(std::string("cannot look for new models: ") + e.what());
-    return nullptr;
+    return {};
   }
-  if (!newest || newest->name == current || newest->name == failed_model_) return nullptr;
+  if (!newest || newest->name == current || newest->name == failed_model_) return {};
   logger_.Info("new model " + newest->name + ": loading");
   try {
-    return MakeEvaluator(newest, options_.game.pos_len, options_.load_model);
+    return MakeEvaluators(newest);
   } catch (const std::exception& e) {
     logger_.Error(std::string("cannot use new model, playing on with ") + current + ": " +
                   e.what());
     failed_model_ = newest->name;
-    return nullptr;
+    return {};
   }
 }
 
@@ -256,9 +270,11 @@ SelfplayStats SelfplayRunner::Totals(const Epoch* epoch) const {
   if (epoch != nullptr) {
     stats.rows += epoch->sink->rows_published();
     stats.shards += epoch->sink->shards_published();
-    const nn::BatchingStats nn_stats = epoch->server->stats();
-    stats.nn_positions += nn_stats.positions;
-    stats.nn_batches += nn_stats.batches;
+    for (const auto& server : epoch->servers) {
+      const nn::BatchingStats nn_stats = server->stats();
+      stats.nn_positions += nn_stats.positions;
+      stats.nn_batches += nn_stats.batches;
+    }
   }
   return stats;
 }
@@ -274,13 +290,22 @@ void SelfplayRunner::Report(const Epoch& epoch, const std::string& state, bool f
   const auto now = Clock::now();
   if (force_log || now - last_log_ >= options_.log_interval) {
     last_log_ = now;
-    logger_.Info(
-        state + ": model " + model_name_ + ", games " + std::to_string(stats.games) + " (started " +
-        std::to_string(games_started_.load()) + ", dropped " + std::to_string(stats.dropped_games) +
-        "), rows " + std::to_string(rows_finished_.load()) + " (published " +
-        std::to_string(stats.rows) + " in " + std::to_string(stats.shards) + " shards), " +
-        Fixed(games_per_hour, 0) + " games/hour, " + Fixed(rows_per_second, 1) + " rows/s, " +
-        Fixed(evals_per_second, 0) + " NN evals/s, mean batch " + Fixed(mean_batch, 1));
+    // With several servers, the mean batch of each (this model's batches only) follows.
+    std::string per_server;
+    if (epoch.servers.size() > 1) {
+      for (const auto& server : epoch.servers)
+        per_server +=
+            (per_server.empty() ? " (servers " : ", ") + Fixed(server->stats().MeanBatchSize(), 1);
+      per_server += ")";
+    }
+    logger_.Info(state + ": model " + model_name_ + ", games " + std::to_string(stats.games) +
+                 " (started " + std::to_string(games_started_.load()) + ", dropped " +
+                 std::to_string(stats.dropped_games) + "), rows " +
+                 std::to_string(rows_finished_.load()) + " (published " +
+                 std::to_string(stats.rows) + " in " + std::to_string(stats.shards) + " shards), " +
+                 Fixed(games_per_hour, 0) + " games/hour, " + Fixed(rows_per_second, 1) +
+                 " rows/s, " + Fixed(evals_per_second, 0) + " NN evals/s, mean batch " +
+                 Fixed(mean_batch, 1) + per_server);
   }
   HeartbeatInfo info;
   info.state = state;
@@ -307,6 +332,9 @@ SelfplayStats SelfplayRunner::Run() {
   const GameParams& game = options_.game;
   TENGEN_CHECK(options_.num_game_threads > 0, "num_game_threads must be positive");
   TENGEN_CHECK(options_.max_rows_per_file > 0, "max_rows_per_file must be positive");
+  TENGEN_CHECK(!options_.devices.empty(), "devices must name at least one device");
+  TENGEN_CHECK(static_cast<int>(options_.devices.size()) <= options_.num_game_threads,
+               "devices must not outnumber num_game_threads");
   int max_size = 0;
   for (const auto& size : game.board_sizes) max_size = std::max(max_size, size.first);
   if (max_size > game.pos_len)
@@ -322,29 +350,41 @@ SelfplayStats SelfplayRunner::Run() {
                      master_rng_.Uniform(static_cast<uint32_t>(options_.max_rows_per_file)));
   }
 
-  std::unique_ptr<nn::Evaluator> evaluator =
-      MakeEvaluator(FindNewestModel(options_.models_dir), game.pos_len, options_.load_model);
+  std::vector<std::unique_ptr<nn::Evaluator>> evaluators =
+      MakeEvaluators(FindNewestModel(options_.models_dir));
   while (true) {
-    model_name_ = evaluator->model_name();
-    if (evaluator->pos_len() < max_size)
-      throw Error("model " + model_name_ + " has pos_len " + std::to_string(evaluator->pos_len()) +
-                  ", smaller than board size " + std::to_string(max_size));
+    model_name_ = evaluators.front()->model_name();
+    for (const auto& evaluator : evaluators)
+      if (evaluator->pos_len() < max_size)
+        throw Error("model " + model_name_ + " has pos_len " +
+                    std::to_string(evaluator->pos_len()) + ", smaller than board size " +
+                    std::to_string(max_size));
     Epoch epoch;
-    // A batch never holds more positions than there are game threads (each waits for its
-    // own); capping it there lets a batch run as soon as every thread has submitted instead
-    // of waiting out the straggler timeout.
-    const int batch_size = std::min(options_.nn_max_batch_size, options_.num_game_threads);
-    epoch.server =
-        std::make_unique<nn::BatchingServer>(std::move(evaluator), nn::BatchingOptions{batch_size});
+    // Game thread i uses server i % n. A batch never holds more positions than its server has
+    // game threads (each waits for its own); capping it there lets a batch run as soon as
+    // every thread has submitted instead of waiting out the straggler timeout.
+    const int num_servers = static_cast<int>(evaluators.size());
+    std::string servers_text;
+    for (int s = 0; s < num_servers; ++s) {
+      const int server_threads =
+          options_.num_game_threads / num_servers + (s < options_.num_game_threads % num_servers);
+      const int batch_size = std::min(options_.nn_max_batch_size, server_threads);
+      epoch.servers.push_back(std::make_unique<nn::BatchingServer>(
+          std::move(evaluators[s]), nn::BatchingOptions{batch_size}));
+      servers_text += (s == 0 ? "" : ", ") + options_.devices[s] + " (" +
+                      std::to_string(server_threads) + " threads, batches up to " +
+                      std::to_string(batch_size) + ")";
+    }
+    evaluators.clear();
     epoch.sink = std::make_unique<ShardSink>(options_.base_dir, model_name_, shape, target,
                                              options_.max_rows_per_file);
     logger_.Info("playing with model " + model_name_ + ": " +
-                 std::to_string(options_.num_game_threads) + " game threads, NN batches up to " +
-                 std::to_string(batch_size) + ", data under " +
-                 SelfplayModelDir(options_.base_dir, model_name_));
+                 std::to_string(options_.num_game_threads) + " game threads, " +
+                 std::to_string(num_servers) + " NN server" + (num_servers > 1 ? "s " : " ") +
+                 servers_text + ", data under " + SelfplayModelDir(options_.base_dir, model_name_));
 
     std::vector<std::thread> threads;
-    std::unique_ptr<nn::Evaluator> next;
+    std::vector<std::unique_ptr<nn::Evaluator>> next;
     // The game threads must be joined whatever happens here (a std::thread destroyed
     // unjoined ends the process), so a monitor error stops them first.
     std::exception_ptr monitor_error;
@@ -352,8 +392,10 @@ SelfplayStats SelfplayRunner::Run() {
       for (int i = 0; i < options_.num_game_threads; ++i) {
         const uint64_t thread_seed = NextSeed();
         ++epoch.running;
+        nn::BatchingServer& server = *epoch.servers[i % num_servers];
         try {
-          threads.emplace_back([this, &epoch, thread_seed] { GameThread(epoch, thread_seed); });
+          threads.emplace_back(
+              [this, &epoch, &server, thread_seed] { GameThread(epoch, server, thread_seed); });
         } catch (...) {
           --epoch.running;
           throw;
@@ -370,11 +412,11 @@ SelfplayStats SelfplayRunner::Run() {
           continue;
         }
         Report(epoch, epoch.retire ? "switching model" : "playing", false);
-        if (!next && Clock::now() - last_check >= options_.model_check_interval) {
+        if (next.empty() && Clock::now() - last_check >= options_.model_check_interval) {
           last_check = Clock::now();
           next = CheckForNewModel(model_name_);
-          if (next) {
-            logger_.Info("switching to model " + next->model_name() +
+          if (!next.empty()) {
+            logger_.Info("switching to model " + next.front()->model_name() +
                          " once the games in flight finish");
             epoch.retire = true;
           }
@@ -392,12 +434,12 @@ SelfplayStats SelfplayRunner::Run() {
     const SelfplayStats totals = Totals(&epoch);
     const bool all_started =
         options_.max_games_total > 0 && games_started_.load() >= options_.max_games_total;
-    const bool done = StopNow() || !next || all_started;
+    const bool done = StopNow() || next.empty() || all_started;
     Report(epoch, done ? "stopped" : "switching model", true);
     past_ = totals;
     if (failed_) throw Error("selfplay stopped after a game thread failed: " + failure_);
     if (done) break;
-    evaluator = std::move(next);
+    evaluators = std::move(next);
   }
   return Totals(nullptr);
 }

@@ -4,10 +4,15 @@
 // the base directory, until stopped or until --max-games-total games have been started.
 //
 // Threads. num_game_threads game threads each play one game at a time (pipeline/game_runner.h)
-// with their own search trees and Rng; every leaf goes through one nn::BatchingServer, whose
-// thread runs batches of up to nn_max_batch_size positions. Game threads mostly wait for their
-// batch, so there are many more of them than cores. The calling thread is the monitor: it logs
-// progress, refreshes the heartbeat and polls models/ for a newer net.
+// with their own search trees and Rng. Every entry of `devices` gets its own evaluator (one
+// LoadModel call each; the random net when there is no model) inside its own
+// nn::BatchingServer, whose thread runs that device's batches; game thread i sends its leaves
+// to server i % devices.size(), and a server's batches hold up to min(nn_max_batch_size,
+// game threads assigned to it) positions. Naming a device twice ("cpu,cpu") runs two servers
+// on it: on a CPU each evaluator uses one torch thread, so a second server uses a second core.
+// Game threads mostly wait for their batch, so there are many more of them than cores. The
+// calling thread is the monitor: it logs progress, refreshes the heartbeat and polls models/
+// for a newer net.
 //
 // Output, per model (pipeline/base_dir.h):
 //   selfplay/<model>/tdata/<stem>.npz   rows of finished games (data/training_rows.h format)
@@ -20,10 +25,10 @@
 // lockstep. Files are published atomically and never modified afterwards.
 //
 // Model switching. Every model_check_interval the monitor looks for a newer model
-// (pipeline/model_registry.h). It loads it while games go on; then no new games start with
-// the old net, the games in flight finish, the old model's partial shard is published, and
-// play resumes with the new net. A model that fails to load is logged and skipped (play goes
-// on with the current net) until a newer one appears.
+// (pipeline/model_registry.h). It loads it (once per device) while games go on; then no new games
+// start with the old net, the games in flight finish, the old model's partial shard is published,
+// and play resumes with the new net. A model that fails to load is logged and skipped (play goes on
+// with the current net) until a newer one appears.
 //
 // Stopping. When `stop` is requested, no game starts, games in flight are dropped (they would
 // take minutes to finish), the finished games' rows and SGFs are published and RunSelfplay
@@ -35,6 +40,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "pipeline/game_runner.h"
 #include "pipeline/model_registry.h"
@@ -48,8 +54,12 @@ struct SelfplayOptions {
   std::string models_dir;  // where nets appear; normally <base_dir>/models
   GameParams game;         // board sizes, komi, rules, search, playout cap, pos_len
   int num_game_threads = 16;
-  // Largest NN batch; capped at num_game_threads (a thread has one position in flight).
+  // Largest NN batch of each server; capped at the number of game threads of that server (a
+  // thread has one position in flight).
   int nn_max_batch_size = 16;
+  // One batching server per entry ("cpu", "cuda", "cuda:N"; repeats allowed); at least one
+  // entry and no more entries than game threads.
+  std::vector<std::string> devices{"cpu"};
   // 0 = play forever (until stopped).
   int64_t max_games_total = 0;
   int max_rows_per_file = 10000;  // KataGo's maxRowsPerTrainFile is 25000 for bigger runs
@@ -66,7 +76,7 @@ struct SelfplayStats {
   int64_t dropped_games = 0;  // games abandoned on stop
   int64_t rows = 0;           // rows published
   int64_t shards = 0;         // .npz files published
-  int64_t nn_positions = 0;   // positions evaluated by the net
+  int64_t nn_positions = 0;   // positions evaluated by the net (all servers)
   int64_t nn_batches = 0;
   double seconds = 0;
 };

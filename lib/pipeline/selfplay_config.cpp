@@ -33,7 +33,35 @@ std::string Trim(const std::string& text) {
   return text.substr(begin, end - begin + 1);
 }
 
+bool IsDevice(const std::string& device) {
+  if (device == "cpu" || device == "cuda") return true;
+  if (device.compare(0, 5, "cuda:") != 0 || device.size() == 5 || device.size() > 9) return false;
+  return device.find_first_not_of("0123456789", 5) == std::string::npos;
+}
+
 }  // namespace
+
+std::vector<std::string> ParseDeviceList(const std::string& key, const std::string& text) {
+  std::vector<std::string> devices;
+  // getline drops a trailing empty entry ("cpu,"), so count the commas instead.
+  size_t begin = 0;
+  while (true) {
+    const size_t comma = text.find(',', begin);
+    const std::string entry =
+        Trim(text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin));
+    if (entry.empty())
+      throw ConfigError("bad value '" + text + "' for " + key +
+                        ": empty entry (expected a comma-separated list of cpu, cuda or cuda:N, "
+                        "e.g. \"cpu,cpu\" or \"cuda:0,cuda:1\")");
+    if (!IsDevice(entry))
+      throw ConfigError("bad value '" + text + "' for " + key + ": unknown device '" + entry +
+                        "' (expected cpu, cuda or cuda:N)");
+    devices.push_back(entry);
+    if (comma == std::string::npos) break;
+    begin = comma + 1;
+  }
+  return devices;
+}
 
 std::vector<std::pair<double, double>> ParseWeightedList(const std::string& key,
                                                          const std::string& text, double min,
@@ -114,7 +142,9 @@ void DeclareSelfplayOptions(ConfigSpec& spec) {
   spec.Int("num_game_threads", o.num_game_threads, 1, 4096,
            "concurrent games (they mostly wait for NN batches, so many per core)");
   spec.Int("nn_max_batch_size", o.nn_max_batch_size, 1, 4096, "largest NN batch");
-  spec.String("device", "cpu", "where the net runs: cpu, cuda or cuda:N");
+  spec.String("devices", "cpu",
+              "one NN batching server per entry, e.g. \"cpu\", \"cpu,cpu\", \"cuda:0,cuda:1\"; "
+              "game threads are shared out round-robin");
   spec.Choice("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
               "net precision; auto: bf16 on a CPU with native bf16, fp32 elsewhere");
   spec.Int("max_rows_per_file", o.max_rows_per_file, 1, 10000000,
@@ -177,6 +207,11 @@ SelfplayOptions SelfplayOptionsFromConfig(const Config& config) {
 
   o.num_game_threads = static_cast<int>(config.GetInt("num_game_threads"));
   o.nn_max_batch_size = static_cast<int>(config.GetInt("nn_max_batch_size"));
+  o.devices = ParseDeviceList("devices", config.GetString("devices"));
+  if (static_cast<int>(o.devices.size()) > o.num_game_threads)
+    throw ConfigError("devices: " + std::to_string(o.devices.size()) +
+                      " servers need at least as many game threads (num_game_threads is " +
+                      std::to_string(o.num_game_threads) + ")");
   o.max_rows_per_file = static_cast<int>(config.GetInt("max_rows_per_file"));
   o.seed = static_cast<uint64_t>(config.GetInt("seed"));
   o.model_check_interval = std::chrono::milliseconds(

@@ -17,8 +17,14 @@ namespace tengen::pipeline {
 // threading and output knob.
 void DeclareSelfplayOptions(ConfigSpec& spec);
 // Throws ConfigError naming the key for values the spec cannot check (distributions, an
-// empty output_dir, cheap_visits > full_visits, a board size above pos_len).
+// empty output_dir, cheap_visits > full_visits, a board size above pos_len, a bad devices
+// list or more devices than game threads).
 SelfplayOptions SelfplayOptionsFromConfig(const Config& config);
+
+// Parses the devices list "cpu,cuda:0,cuda:1": comma-separated, spaces around entries
+// ignored, each entry cpu, cuda or cuda:N. Throws ConfigError naming `key` and the text for an
+// empty list, an empty entry or an unknown device.
+std::vector<std::string> ParseDeviceList(const std::string& key, const std::string& text);
 
 // Parses "9:1,13:0.5" (value:weight, the weight optional and 1 when left out) into pairs.
 // Values must lie in [min, max], weights be >= 0 with a positive total. Throws ConfigError

@@ -42,11 +42,15 @@ std::string ResolvePrecision(const std::string& precision, const std::string& de
 }
 
 LoadModel TorchModelLoader(const nn::TorchEvaluatorOptions& options) {
-  return [options](const ModelInfo& model, int pos_len) -> std::unique_ptr<nn::Evaluator> {
-    std::unique_ptr<nn::TorchModel> net = nn::TorchModel::Load(model.path, options.device);
+  return [options](const ModelInfo& model, int pos_len,
+                   const std::string& device) -> std::unique_ptr<nn::Evaluator> {
+    nn::TorchEvaluatorOptions device_options = options;
+    device_options.device = device;
+    device_options.precision = ResolvePrecision(options.precision, device);
+    std::unique_ptr<nn::TorchModel> net = nn::TorchModel::Load(model.path, device);
     // The directory name is the model's name (DESIGN: base-dir layout).
     net->set_name(model.name);
-    return std::make_unique<PosLenEvaluator>(std::move(net), options, pos_len);
+    return std::make_unique<PosLenEvaluator>(std::move(net), device_options, pos_len);
   };
 }
 

@@ -18,6 +18,8 @@ std::string ResolvePrecision(const std::string& precision, const std::string& de
 
 // Loads a model directory and wraps it in a TorchEvaluator with these options; the evaluator
 // reports the caller's pos_len (the net is fully convolutional, so it runs any pos_len).
+// options.device is replaced by the device of each call (one call per selfplay device), and
+// a precision of "auto" is resolved for that device (ResolvePrecision).
 LoadModel TorchModelLoader(const nn::TorchEvaluatorOptions& options);
 
 }  // namespace tengen::pipeline
