@@ -6,11 +6,13 @@
 #include <atomic>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "nn/batching.h"
 #include "nn/features.h"
+#include "util/error.h"
 
 namespace tengen::nn {
 namespace {
@@ -111,6 +113,32 @@ TEST_CASE("batching: an evaluator error reaches every caller of that batch") {
   RowOutput out;
   CHECK_THROWS_WITH_AS(server.Evaluate(spatial.data(), global.data(), &out), "device lost",
                        std::runtime_error);
+}
+
+// Returns outputs for one position fewer than it was given.
+class ShortEvaluator : public Evaluator {
+ public:
+  void Evaluate(const EvalBatch& batch, EvalOutput* output) override {
+    output->Resize(batch.size - 1, batch.pos_len);
+  }
+  std::string model_name() const override { return "short"; }
+  int pos_len() const override { return 3; }
+};
+
+TEST_CASE("batching: outputs of the wrong size are an error for the callers, not a bad read") {
+  BatchingServer server(std::make_unique<ShortEvaluator>(), BatchingOptions());
+  std::vector<float> spatial(kNumSpatialFeatures * 9, 0.0f), global(kNumGlobalFeatures, 0.0f);
+  RowOutput out;
+  try {
+    server.Evaluate(spatial.data(), global.data(), &out);
+    FAIL("expected an Error");
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    CHECK(what.find("short") != std::string::npos);
+    CHECK(what.find("wrong size") != std::string::npos);
+  }
+  // The server thread survives and answers the next caller the same way.
+  CHECK_THROWS_AS(server.Evaluate(spatial.data(), global.data(), &out), Error);
 }
 
 }  // namespace

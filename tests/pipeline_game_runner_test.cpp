@@ -98,6 +98,43 @@ TEST_CASE("game runner: rows match the game replayed from its SGF") {
   CHECK(games_with_rows > 0);
 }
 
+TEST_CASE("game runner: a reused seed replays the moves under a new game id") {
+  search::UniformEvaluator evaluator;
+  const Player player{&evaluator, "random"};
+  FinishedGame a, b;
+  REQUIRE(PlayGame(
+      SmallGame(5), player, player, 3, [] { return false; }, &a));
+  REQUIRE(PlayGame(
+      SmallGame(5), player, player, 3, [] { return false; }, &b));
+  REQUIRE(a.sgf.moves.size() == b.sgf.moves.size());
+  for (size_t i = 0; i < a.sgf.moves.size(); ++i) CHECK(a.sgf.moves[i].loc == b.sgf.moves[i].loc);
+  CHECK(a.rows.size() == b.rows.size());
+  CHECK(a.game_id != b.game_id);
+  CHECK(a.game_id >= 0);
+  CHECK(b.game_id >= 0);
+}
+
+TEST_CASE("game runner: a resigned game records no rows") {
+  search::UniformEvaluator evaluator;
+  const Player player{&evaluator, "random"};
+  GameParams params = SmallGame(5);
+  params.playout_cap.full_probability = 1;  // every turn before the resignation has a row
+  params.resign.enabled = true;
+  params.resign.threshold = 1.0;  // every root value is below it
+  // Black resigns on its third turn, after four recorded turns; with a single turn black
+  // would resign before any row exists.
+  params.resign.consecutive_turns = 3;
+  params.resign.no_resign_fraction = 0;
+  FinishedGame game;
+  REQUIRE(PlayGame(
+      params, player, player, 5, [] { return false; }, &game));
+  CHECK(game.resigned);
+  CHECK(game.winner == go::Color::kWhite);
+  CHECK(game.moves == 4);
+  CHECK(game.sgf.result == "W+R");
+  CHECK(game.rows.empty());
+}
+
 TEST_CASE("game runner: a stop request abandons the game in flight") {
   // The stop is polled between moves and between playouts: once it says stop, the game ends
   // within a poll or two instead of finishing its search.

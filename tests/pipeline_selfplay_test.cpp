@@ -11,6 +11,7 @@
 #include <boost/filesystem.hpp>
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -252,6 +253,30 @@ TEST_CASE("heartbeat: JSON escaping and numbers") {
   CHECK(ReadFile(heartbeat.path()).find("\"games\": 3") != std::string::npos);
 }
 
+TEST_CASE("heartbeat: a failed write waits out the interval; a deleted directory is recreated") {
+  testing::TempDir base;
+  HeartbeatInfo info;
+  info.state = "playing";
+  const std::string status = StatusDir(base.path());
+  // Deleted after the first beat: the next one creates it again.
+  Heartbeat heartbeat(status, "selfplay", std::chrono::hours(1));
+  CHECK(heartbeat.Beat(info));
+  fs::remove_all(status);
+  CHECK(heartbeat.Beat(info, /*force=*/true));
+  CHECK(fs::is_regular_file(heartbeat.path()));
+
+  // A file where the directory should be: the write fails, and the next unforced beat does not
+  // try again (no warning every monitor tick) until the interval has passed.
+  testing::TempDir other;
+  const std::string blocked = other.Write("status", "not a directory");
+  Heartbeat failing(blocked, "selfplay", std::chrono::hours(1));
+  CHECK_THROWS_AS(failing.Beat(info), Error);
+  CHECK_FALSE(failing.Beat(info));
+  fs::remove(blocked);
+  CHECK(failing.Beat(info, /*force=*/true));
+  CHECK(fs::is_regular_file(failing.path()));
+}
+
 // The random net under another name: stands in for a loaded model.
 class NamedUniform : public nn::Evaluator {
  public:
@@ -402,6 +427,242 @@ TEST_CASE("selfplay: a failing net stops every game thread and RunSelfplay throw
   } catch (const Error& e) {
     CHECK(std::string(e.what()).find("device on fire") != std::string::npos);
   }
+}
+
+// Small, fast in-process selfplay on 5x5 (the random net unless a loader is set).
+SelfplayOptions SmallOptions(const std::string& base) {
+  SelfplayOptions options;
+  options.base_dir = base;
+  options.models_dir = ModelsDir(base);
+  options.game.board_sizes = {{5, 1.0}};
+  options.game.pos_len = 5;
+  options.game.playout_cap = {8, 4, 0.5};
+  options.num_game_threads = 3;
+  options.seed = 13;
+  options.model_check_interval = std::chrono::milliseconds(20);
+  return options;
+}
+
+// RunSelfplay on a thread of its own; stopped and joined on Stop() or destruction (so that a
+// failed REQUIRE does not leave it running).
+class BackgroundSelfplay {
+ public:
+  BackgroundSelfplay(const SelfplayOptions& options, Logger& logger)
+      : thread_([this, &options, &logger] {
+          try {
+            stats_ = RunSelfplay(options, logger, StopToken(&stop_));
+          } catch (const std::exception& e) {
+            error_ = e.what();
+          }
+        }) {}
+  ~BackgroundSelfplay() { Stop(); }
+  BackgroundSelfplay(const BackgroundSelfplay&) = delete;
+  BackgroundSelfplay& operator=(const BackgroundSelfplay&) = delete;
+
+  // Stops it and returns its stats; error() says whether it threw.
+  const SelfplayStats& Stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    return stats_;
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  std::atomic<bool> stop_{false};
+  SelfplayStats stats_;
+  std::string error_;
+  std::thread thread_;
+};
+
+// Waits (up to 20 s) until `done` holds; returns whether it does.
+template <typename Done>
+bool WaitFor(Done done) {
+  const auto deadline = Clock::now() + std::chrono::seconds(20);
+  while (!done()) {
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+TEST_CASE("selfplay: a newest model that fails to load at start-up falls back to an older one") {
+  testing::TempDir base;
+  SelfplayOptions options = SmallOptions(base.path());
+  options.max_games_total = 4;
+  const std::string good = "run-t-s100-d10";
+  const std::string broken = "run-t-s200-d10";
+  EnsureDirectory(options.models_dir + "/" + good);
+  EnsureDirectory(options.models_dir + "/" + broken);
+  EnsureDirectory(options.models_dir + "/run-t-s300-d10.tmp.x");  // being published: skipped
+  std::mutex mutex;
+  std::map<std::string, int> loads;
+  options.load_model = [&](const ModelInfo& model, int pos_len, const std::string&) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      ++loads[model.name];
+    }
+    if (model.name == broken) throw IoError("weights.pt: truncated");
+    return std::make_unique<NamedUniform>(model.name, pos_len);
+  };
+  Logger logger(LogLevel::kInfo, /*to_stderr=*/false);
+  logger.OpenFile(base / "selfplay.log");
+  std::atomic<bool> stop{false};
+  SelfplayStats stats;
+  REQUIRE_NOTHROW(stats = RunSelfplay(options, logger, StopToken(&stop)));
+  CHECK(stats.games == 4);
+  CHECK(!FilesWith(TdataDir(base.path(), good), ".npz").empty());
+  CHECK_FALSE(fs::exists(SelfplayModelDir(base.path(), broken)));
+  // Tried once: the monitor's checks do not load it again (same mtime, within the retry time).
+  CHECK(loads[broken] == 1);
+  CHECK(loads[good] == 1);
+  const std::string log = ReadFile(base / "selfplay.log");
+  CHECK(log.find("cannot use model " + broken) != std::string::npos);
+  CHECK(log.find("truncated") != std::string::npos);
+
+  // Nothing loads: the random net plays.
+  fs::remove_all(options.models_dir + "/" + good);
+  REQUIRE_NOTHROW(stats = RunSelfplay(options, logger, StopToken(&stop)));
+  CHECK(stats.games == 4);
+  CHECK(!FilesWith(TdataDir(base.path(), "random"), ".npz").empty());
+  CHECK(ReadFile(base / "selfplay.log").find("no model loads") != std::string::npos);
+}
+
+TEST_CASE("selfplay: a model that failed to load is tried again when its directory changes") {
+  testing::TempDir base;
+  SelfplayOptions options = SmallOptions(base.path());
+  options.max_rows_per_file = 3;
+  const std::string model = "run-t-s100-d10";
+  const std::string model_dir = options.models_dir + "/" + model;
+  EnsureDirectory(model_dir);
+  std::atomic<int> attempts{0};
+  std::atomic<bool> complete{false};  // the model's files have all arrived
+  options.load_model = [&](const ModelInfo& info, int pos_len, const std::string&) {
+    ++attempts;
+    if (!complete) throw IoError("weights.pt: unexpected end of file");
+    return std::make_unique<NamedUniform>(info.name, pos_len);
+  };
+  Logger logger(LogLevel::kError, /*to_stderr=*/false);
+  BackgroundSelfplay runner(options, logger);
+  // Fails at start-up: the random net plays, and checks every 20 ms do not retry it.
+  CHECK(WaitFor([&] { return !FilesWith(TdataDir(base.path(), "random"), ".npz").empty(); }));
+  CHECK(attempts == 1);
+  // The copy completes: a file arrives, the directory's mtime changes.
+  complete = true;
+  base.Write("models/" + model + "/weights.pt", "weights");
+  fs::last_write_time(model_dir, fs::last_write_time(model_dir) + 10);
+  const std::string model_tdata = TdataDir(base.path(), model);
+  CHECK(WaitFor([&] { return !FilesWith(model_tdata, ".npz").empty(); }));
+  const SelfplayStats stats = runner.Stop();
+  REQUIRE(runner.error().empty());
+  CHECK(attempts == 2);
+  CHECK(stats.games > 0);
+  CHECK(!FilesWith(model_tdata, ".npz").empty());
+}
+
+TEST_CASE("selfplay: a model that failed to load is tried again after model_retry_interval") {
+  testing::TempDir base;
+  SelfplayOptions options = SmallOptions(base.path());
+  options.max_rows_per_file = 3;
+  options.model_retry_interval = std::chrono::milliseconds(1);
+  const std::string model = "run-t-s100-d10";
+  EnsureDirectory(options.models_dir + "/" + model);
+  std::atomic<int> attempts{0};
+  options.load_model = [&](const ModelInfo& info, int pos_len, const std::string&) {
+    // Its files are still arriving the first time (same directory mtime the second time).
+    if (++attempts == 1) throw IoError("weights.pt: unexpected end of file");
+    return std::make_unique<NamedUniform>(info.name, pos_len);
+  };
+  Logger logger(LogLevel::kError, /*to_stderr=*/false);
+  BackgroundSelfplay runner(options, logger);
+  const std::string model_tdata = TdataDir(base.path(), model);
+  CHECK(WaitFor([&] { return !FilesWith(model_tdata, ".npz").empty(); }));
+  const SelfplayStats stats = runner.Stop();
+  REQUIRE(runner.error().empty());
+  CHECK(attempts == 2);
+  CHECK(stats.games > 0);
+  CHECK(!FilesWith(model_tdata, ".npz").empty());
+}
+
+// The number after `key` in the last line of `log` that has it ("rows 12 (published 12").
+int64_t LastNumberAfter(const std::string& log, const std::string& key) {
+  const size_t at = log.rfind(key);
+  REQUIRE(at != std::string::npos);
+  return std::stoll(log.substr(at + key.size()));
+}
+
+TEST_CASE("selfplay: a shard that cannot be published is kept and published later") {
+  testing::TempDir base;
+  SelfplayOptions options = SmallOptions(base.path());
+  options.max_rows_per_file = 100000;  // only the age publishes (bound: 400000 rows)
+  options.max_shard_age_seconds = 0.02;
+  // A file where tdata/ should be: every .npz fails (as root, chmod would not stop a write).
+  const std::string tdata = TdataDir(base.path(), "random");
+  const std::string sgfs = SgfsDir(base.path(), "random");
+  EnsureDirectory(SelfplayModelDir(base.path(), "random"));
+  std::ofstream(tdata) << "not a directory";
+  Logger logger(LogLevel::kInfo, /*to_stderr=*/false);
+  const std::string log_path = base / "selfplay.log";
+  logger.OpenFile(log_path);
+  BackgroundSelfplay runner(options, logger);
+  // The .sgfs of a shard goes out first; its .npz fails and the run goes on.
+  REQUIRE(WaitFor([&] { return !FilesWith(sgfs, ".sgfs").empty(); }));
+  const std::string first_sgfs = FilesWith(sgfs, ".sgfs").front();
+  CHECK(ReadFile(log_path).find("cannot publish shard") != std::string::npos);
+  fs::remove(tdata);
+  CHECK(WaitFor([&] { return FilesWith(tdata, ".npz").size() >= 2; }));
+  const SelfplayStats stats = runner.Stop();
+  REQUIRE(runner.error().empty());
+
+  CHECK(!AnyTemporary(base.path()));
+  const int64_t rows = CheckRows(tdata, sgfs, options.max_rows_per_file, "random", 5);
+  CHECK(rows == stats.rows);
+  CHECK(static_cast<int64_t>(FilesWith(tdata, ".npz").size()) == stats.shards);
+  // Every finished row was published, the ones that failed at first included.
+  const std::string log = ReadFile(log_path);
+  CHECK(LastNumberAfter(log, "), rows ") == rows);
+  CHECK(LastNumberAfter(log, " (published ") == rows);
+  // The shard that failed kept its stem: its .npz sits next to its .sgfs (unless its games
+  // recorded no rows).
+  const std::string stem = fs::path(first_sgfs).stem().string();
+  bool has_rows = false;
+  for (const go::SgfRecord& record : go::ReadSgfFile(first_sgfs))
+    has_rows = has_rows || record.result.find('R') == std::string::npos;
+  if (has_rows) CHECK(fs::exists(tdata + "/" + stem + ".npz"));
+}
+
+TEST_CASE("selfplay: too many unpublished rows stop the run with an error") {
+  testing::TempDir base;
+  SelfplayOptions options = SmallOptions(base.path());
+  options.max_rows_per_file = 2;  // gives up beyond 8 unpublished rows
+  const std::string tdata = TdataDir(base.path(), "random");
+  EnsureDirectory(SelfplayModelDir(base.path(), "random"));
+  std::ofstream(tdata) << "not a directory";
+  Logger logger(LogLevel::kError, /*to_stderr=*/false);
+  std::atomic<bool> stop{false};
+  try {
+    RunSelfplay(options, logger, StopToken(&stop));
+    FAIL("RunSelfplay returned");
+  } catch (const Error& e) {
+    INFO(e.what());
+    CHECK(std::string(e.what()).find("rows unpublished (more than 8)") != std::string::npos);
+  }
+}
+
+TEST_CASE("selfplay: a partial shard is published once older than max_shard_age_seconds") {
+  testing::TempDir base;
+  SelfplayOptions options = SmallOptions(base.path());
+  options.max_rows_per_file = 1000000;  // never full here
+  options.max_shard_age_seconds = 0.05;
+  Logger logger(LogLevel::kWarning, /*to_stderr=*/false);
+  BackgroundSelfplay runner(options, logger);
+  const std::string tdata = TdataDir(base.path(), "random");
+  // Published while playing, not only on the way out.
+  CHECK(WaitFor([&] { return FilesWith(tdata, ".npz").size() >= 2; }));
+  const SelfplayStats stats = runner.Stop();
+  REQUIRE(runner.error().empty());
+  const int64_t rows = CheckRows(tdata, SgfsDir(base.path(), "random"), 1000000, "random", 5);
+  CHECK(rows == stats.rows);
+  CHECK(stats.shards >= 2);
 }
 
 }  // namespace

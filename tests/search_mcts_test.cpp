@@ -250,6 +250,27 @@ TEST_CASE("search: root policy temperature above 1 flattens the root priors") {
   CHECK(cheap.root_priors[MoveIndex(a, 9)] == doctest::Approx(0.6));
 }
 
+TEST_CASE("search: a small root policy temperature sharpens the priors without underflow") {
+  // Every prior is below 0.36, so p^(1/T) at T = 0.01 underflows each of them to 0.
+  const Loc a = MakeLoc(2, 2, 9), b = MakeLoc(6, 6, 9), c = MakeLoc(4, 4, 9), d = MakeLoc(1, 7, 9);
+  FakeEvaluator eval;
+  eval.policy = [&](const GameState&) {
+    return PolicyOn(9, {{a, 0.35f}, {b, 0.3f}, {c, 0.2f}, {d, 0.15f}});
+  };
+  SearchParams params = NoNoise();
+  params.root_policy_temperature = 0.01;
+  Rng rng(7);
+  Search search(params, eval, rng);
+  search.SetPosition(GameState(9));
+  const SearchResult full = search.Run(1, true);
+  CHECK(std::accumulate(full.root_priors.begin(), full.root_priors.end(), 0.0) ==
+        doctest::Approx(1.0));
+  CHECK(full.root_priors[MoveIndex(a, 9)] == doctest::Approx(1.0));
+  CHECK(full.root_priors[MoveIndex(b, 9)] > 0);  // (0.3 / 0.35)^100 = 2e-7
+  CHECK(full.root_priors[MoveIndex(b, 9)] < 1e-6);
+  CHECK(full.root_priors[MoveIndex(c, 9)] < full.root_priors[MoveIndex(b, 9)]);
+}
+
 TEST_CASE("search: move choice with temperature 0 takes the most visits, 1 samples them") {
   SearchResult r;
   r.size = 2;

@@ -332,6 +332,30 @@ TEST_CASE("torch model: corrupt or mismatched files are FormatErrors naming the 
   }
 }
 
+TEST_CASE("torch model: NaN weights are FormatErrors at load and at evaluator warm-up") {
+  TempDir tmp;
+  auto model = TorchModel::Create(SmallConfig(9), 33);
+  std::string poisoned;
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& [name, tensor] : model->net()->NamedState()) {
+      if (name.find("weight") == std::string::npos || tensor.numel() == 0) continue;
+      tensor.view(-1)[0] = std::nanf("");
+      poisoned = name;
+      break;
+    }
+  }
+  REQUIRE(!poisoned.empty());
+  // Save writes a fresh CRC, so only the value check can catch it.
+  model->Save(tmp / "nan");
+  const std::string error = LoadFormatError(tmp / "nan");
+  INFO(error);
+  CHECK(error.find(tmp / "nan" + "/" + kModelWeightsFile) != std::string::npos);
+  CHECK(error.find("'" + poisoned + "'") != std::string::npos);
+  // A model that never went through Load is caught by the evaluator's warm-up instead.
+  CHECK_THROWS_AS(TorchEvaluator(*model, Options()), FormatError);
+}
+
 TEST_CASE("torch evaluator: folded batch norms give the unfolded outputs") {
   auto model = TorchModel::Create(SmallConfig(9, "b3c32"), 41);
   PerturbBatchNorms(model->net().get(), 42);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "nn/features.h"
+#include "util/error.h"
 
 namespace tengen::nn {
 
@@ -95,34 +96,48 @@ void BatchingServer::Serve() {
 }
 
 void BatchingServer::RunBatch(std::vector<Request*>& batch) {
-  const int n = static_cast<int>(batch.size());
-  const int area = pos_len_ * pos_len_;
-  const int spatial_size = kNumSpatialFeatures * area;
-  EvalBatch input;
-  input.Resize(n, pos_len_);
-  for (int i = 0; i < n; ++i) {
-    std::copy(batch[i]->spatial, batch[i]->spatial + spatial_size, input.SpatialRow(i));
-    std::copy(batch[i]->global, batch[i]->global + kNumGlobalFeatures, input.GlobalRow(i));
-  }
-  EvalOutput output;
+  // Everything runs inside the try: an exception escaping the server thread (a bad_alloc in a
+  // resize, say) would terminate the process instead of reaching the callers.
   try {
+    const int n = static_cast<int>(batch.size());
+    const int area = pos_len_ * pos_len_;
+    const int spatial_size = kNumSpatialFeatures * area;
+    EvalBatch input;
+    input.Resize(n, pos_len_);
+    for (int i = 0; i < n; ++i) {
+      std::copy(batch[i]->spatial, batch[i]->spatial + spatial_size, input.SpatialRow(i));
+      std::copy(batch[i]->global, batch[i]->global + kNumGlobalFeatures, input.GlobalRow(i));
+    }
+    EvalOutput output;
     evaluator_->Evaluate(input, &output);
+    const size_t rows = static_cast<size_t>(n);
+    const size_t cells = static_cast<size_t>(area);
+    if (output.policy_logits.size() != rows * (cells + 1) ||
+        output.value_logits.size() != 3 * rows || output.score.size() != rows ||
+        output.ownership.size() != rows * cells) {
+      throw Error("evaluator " + model_name_ +
+                  " returned outputs of the wrong size for a batch of " + std::to_string(n) +
+                  " at pos_len " + std::to_string(pos_len_) + ": policy " +
+                  std::to_string(output.policy_logits.size()) + ", value " +
+                  std::to_string(output.value_logits.size()) + ", score " +
+                  std::to_string(output.score.size()) + ", ownership " +
+                  std::to_string(output.ownership.size()));
+    }
+    for (int i = 0; i < n; ++i) {
+      RowOutput* out = batch[i]->output;
+      const float* policy = output.policy_logits.data() + static_cast<size_t>(i) * (cells + 1);
+      out->policy_logits.assign(policy, policy + area + 1);
+      std::copy(output.value_logits.begin() + 3 * i, output.value_logits.begin() + 3 * i + 3,
+                out->value_logits);
+      out->score = output.score[static_cast<size_t>(i)];
+      const float* ownership = output.ownership.data() + static_cast<size_t>(i) * cells;
+      out->ownership.assign(ownership, ownership + area);
+    }
+    batches_ += 1;
+    positions_ += n;
   } catch (...) {
     for (Request* request : batch) request->error = std::current_exception();
-    return;
   }
-  for (int i = 0; i < n; ++i) {
-    RowOutput* out = batch[i]->output;
-    const float* policy = output.policy_logits.data() + static_cast<size_t>(i) * (area + 1);
-    out->policy_logits.assign(policy, policy + area + 1);
-    std::copy(output.value_logits.begin() + 3 * i, output.value_logits.begin() + 3 * i + 3,
-              out->value_logits);
-    out->score = output.score[i];
-    const float* ownership = output.ownership.data() + static_cast<size_t>(i) * area;
-    out->ownership.assign(ownership, ownership + area);
-  }
-  batches_ += 1;
-  positions_ += n;
 }
 
 }  // namespace tengen::nn

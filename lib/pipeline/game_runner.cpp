@@ -87,7 +87,9 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
 
   *game = FinishedGame();
   game->seed = seed;
-  game->game_id = static_cast<int64_t>(rng.Next() >> 1);
+  // From entropy, not from the seed: a master seed reused across restarts replays the same
+  // games, and their rows must still get game ids of their own.
+  game->game_id = static_cast<int64_t>(Rng().Next() >> 1);
   // One search tree per player; selfplay's two players share an evaluator but not a tree, so
   // that each side's tree is reused across its own moves only after the opponent's reply.
   search::Search black_search(params.search, *black.evaluator, rng);
@@ -132,6 +134,9 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
                    : game->final_score < 0 ? go::Color::kWhite
                                            : go::Color::kEmpty;
   }
+  // A resigned game has no final board to score: its score and ownership targets would be
+  // wrong, and a row has one weight for all its targets, so its rows are dropped.
+  if (game->resigned) game->rows.clear();
   for (size_t i = 0; i < game->rows.size(); ++i)
     FinishRow(state.board(), owner, game->winner, game->final_score, row_movers[i], params.pos_len,
               &game->rows[i]);

@@ -5,6 +5,11 @@
 // the search effort from playout cap randomisation, move temperature from a schedule, optional
 // resignation, and turns finished games into training rows and an SGF record. What happens to
 // a finished game (write rows, count a win) is the caller's.
+//
+// A resigned game yields no rows: its score and ownership targets would come from a mid-game
+// board (and score 0), and a row has a single weight for all its targets. Resignation is off by
+// default (as in KataGo selfplay). Game ids are drawn from entropy, not from the seed, so that
+// a master seed reused across restarts does not repeat them; the seed still fixes the moves.
 
 #include <cstdint>
 #include <functional>
@@ -50,8 +55,8 @@ struct Player {
 
 struct FinishedGame {
   go::SgfRecord sgf;
-  std::vector<data::TrainingRow> rows;
-  int64_t game_id = 0;
+  std::vector<data::TrainingRow> rows;  // empty for a resigned game
+  int64_t game_id = 0;                  // random, unique across runs whatever the seed
   uint64_t seed = 0;
   go::Color winner = go::Color::kEmpty;  // kEmpty: draw
   double final_score = 0;                // black minus white (komi included); 0 on resignation

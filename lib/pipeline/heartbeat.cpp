@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "pipeline/base_dir.h"
+#include "util/error.h"
 #include "util/log.h"
 #include "util/publish.h"
 
@@ -81,12 +82,24 @@ Heartbeat::Heartbeat(std::string status_dir, std::string program,
 
 bool Heartbeat::Beat(const HeartbeatInfo& info, bool force) {
   const auto now = std::chrono::steady_clock::now();
-  if (!force && written_ && now - last_ < interval_) return false;
-  if (!written_) EnsureDirectory(status_dir_);
-  PublishFile(path_, HeartbeatJson(program_, HostName(), static_cast<long>(getpid()),
-                                   UtcTimestamp(), info));
-  written_ = true;
+  if (!force && attempted_ && now - last_ < interval_) return false;
+  // The attempt counts even if it fails: a status directory that cannot be written (deleted,
+  // disk full) is retried once per interval, not on every call.
+  attempted_ = true;
   last_ = now;
+  const std::string json =
+      HeartbeatJson(program_, HostName(), static_cast<long>(getpid()), UtcTimestamp(), info);
+  if (!directory_ok_) EnsureDirectory(status_dir_);
+  directory_ok_ = true;
+  try {
+    PublishFile(path_, json);
+  } catch (const Error&) {
+    // The directory may have been deleted since: create it again and try once more.
+    directory_ok_ = false;
+    EnsureDirectory(status_dir_);
+    directory_ok_ = true;
+    PublishFile(path_, json);
+  }
   return true;
 }
 

@@ -33,12 +33,14 @@ struct HeartbeatInfo {
 class Heartbeat {
  public:
   // The file is <status_dir>/<program>-<host>-<pid>.json; the directory is created on the
-  // first Beat.
+  // first Beat, and again whenever a write fails.
   Heartbeat(std::string status_dir, std::string program,
             std::chrono::milliseconds interval = std::chrono::seconds(5));
 
-  // Publishes `info` if `interval` has passed since the last publication, or if forced.
-  // Returns whether it wrote. Throws IoError when the file cannot be written.
+  // Publishes `info` if `interval` has passed since the last attempt, or if forced. Returns
+  // whether it wrote. Throws IoError when the file cannot be written; a failed attempt counts
+  // as one (the next unforced Beat waits out the interval). When writing fails, the directory
+  // is created again (it may have been deleted) and the write tried once more.
   bool Beat(const HeartbeatInfo& info, bool force = false);
   const std::string& path() const { return path_; }
 
@@ -47,8 +49,9 @@ class Heartbeat {
   std::string program_;
   std::string path_;
   std::chrono::milliseconds interval_;
-  bool written_ = false;
-  std::chrono::steady_clock::time_point last_;
+  bool attempted_ = false;     // a Beat has tried to write
+  bool directory_ok_ = false;  // status_dir_ was created and no write has failed since
+  std::chrono::steady_clock::time_point last_;  // the last attempt
 };
 
 // The JSON text of a heartbeat (exposed for tests).

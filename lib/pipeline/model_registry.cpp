@@ -1,8 +1,10 @@
 #include "pipeline/model_registry.h"
 
+#include <algorithm>
 #include <boost/filesystem.hpp>
 #include <cctype>
 #include <tuple>
+#include <utility>
 
 #include "util/error.h"
 #include "util/publish.h"
@@ -42,8 +44,8 @@ bool ParseModelName(const std::string& name, int64_t* samples, int64_t* rows) {
   return true;
 }
 
-std::optional<ModelInfo> FindNewestModel(const std::string& models_dir) {
-  std::optional<ModelInfo> best;
+std::vector<ModelInfo> ListModelsNewestFirst(const std::string& models_dir) {
+  std::vector<ModelInfo> models;
   for (const std::string& name : ListPublished(models_dir)) {
     const fs::path path = fs::path(models_dir) / name;
     boost::system::error_code error;
@@ -55,11 +57,18 @@ std::optional<ModelInfo> FindNewestModel(const std::string& models_dir) {
     if (!ParseModelName(name, &info.samples, &info.rows)) info.samples = info.rows = 0;
     info.mtime = fs::last_write_time(path, error);
     if (error) continue;
-    if (!best || std::tie(info.samples, info.mtime, info.name) >
-                     std::tie(best->samples, best->mtime, best->name))
-      best = info;
+    models.push_back(info);
   }
-  return best;
+  std::sort(models.begin(), models.end(), [](const ModelInfo& a, const ModelInfo& b) {
+    return std::tie(a.samples, a.mtime, a.name) > std::tie(b.samples, b.mtime, b.name);
+  });
+  return models;
+}
+
+std::optional<ModelInfo> FindNewestModel(const std::string& models_dir) {
+  std::vector<ModelInfo> models = ListModelsNewestFirst(models_dir);
+  if (models.empty()) return std::nullopt;
+  return std::move(models.front());
 }
 
 std::unique_ptr<nn::Evaluator> MakeEvaluator(const std::optional<ModelInfo>& model, int pos_len,

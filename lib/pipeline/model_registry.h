@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "nn/evaluator.h"
 
@@ -33,7 +34,13 @@ struct ModelInfo {
 // when the name does not end that way.
 bool ParseModelName(const std::string& name, int64_t* samples, int64_t* rows);
 
-// The newest model in models_dir, or nullopt when there is none (or the directory is
+// Every model in models_dir, newest first (the order above; temporaries and plain files
+// skipped); empty when there is none or the directory is missing. Throws IoError when the
+// directory exists but cannot be listed. Selfplay walks it to fall back to an older model when
+// the newest fails to load.
+std::vector<ModelInfo> ListModelsNewestFirst(const std::string& models_dir);
+
+// The first of ListModelsNewestFirst, or nullopt when there is none (or the directory is
 // missing). Throws IoError when the directory exists but cannot be listed.
 std::optional<ModelInfo> FindNewestModel(const std::string& models_dir);
 

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <ctime>
 #include <exception>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -29,6 +31,9 @@ using Clock = std::chrono::steady_clock;
 
 // How often the monitor wakes to see whether the game threads are done.
 constexpr std::chrono::milliseconds kMonitorTick(50);
+// Selfplay gives up when the shards that could not be published hold more than this many
+// times max_rows_per_file rows.
+constexpr int64_t kMaxFailedShards = 4;
 
 double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -40,27 +45,46 @@ std::string Fixed(double value, int decimals) {
   return buffer;
 }
 
+// Rows and shards published (all models), shared by the sinks of a run.
+struct PublishCounters {
+  std::atomic<int64_t> rows{0};
+  std::atomic<int64_t> shards{0};
+};
+
 // The rows and SGFs of one model's finished games, cut into shards (see selfplay.h). Add is
-// called by the game threads; the slow part (compressing and writing) runs outside the lock.
+// called by the game threads, PublishIfOld by the monitor; the slow part (compressing and
+// writing) runs outside the lock. A shard that cannot be published (disk full, directory
+// gone) is kept, with the stem it was given, and published again before the next shard (or
+// by PublishIfOld once max_age has passed since the failure); once the kept shards hold more
+// than max_failed_rows rows, publishing throws Error.
 class ShardSink {
  public:
   ShardSink(const std::string& base_dir, std::string model, data::RowShape shape, int first_target,
-            int max_rows)
+            int max_rows, int64_t max_failed_rows, Logger& logger, PublishCounters& counters)
       : tdata_dir_(TdataDir(base_dir, model)),
         sgfs_dir_(SgfsDir(base_dir, model)),
         model_(std::move(model)),
         shape_(shape),
         target_(first_target),
         max_rows_(max_rows),
+        max_failed_rows_(max_failed_rows),
+        logger_(logger),
+        counters_(counters),
         writer_(shape_, model_) {
-    EnsureDirectory(tdata_dir_);
-    EnsureDirectory(sgfs_dir_);
+    try {
+      EnsureDirectory(tdata_dir_);
+      EnsureDirectory(sgfs_dir_);
+    } catch (const Error& e) {
+      // Publishing creates them again; it keeps the rows if that fails too.
+      logger_.Warning(std::string("cannot create the output directories: ") + e.what());
+    }
   }
 
   void Add(const FinishedGame& game) {
     std::vector<Ready> ready;
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      if (writer_.rows() == 0 && sgf_text_.empty()) pending_since_ = Clock::now();
       sgf_text_ += go::WriteSgf(game.sgf) + "\n";
       for (const data::TrainingRow& row : game.rows) {
         writer_.Add(row);
@@ -69,23 +93,49 @@ class ShardSink {
           target_ = max_rows_;
         }
       }
+      // A game's rows may continue in the next shard; its age is the game's.
+      if (!ready.empty() && writer_.rows() > 0) pending_since_ = Clock::now();
     }
-    for (Ready& shard : ready) Publish(shard);
+    if (!ready.empty()) PublishWithFailed(std::move(ready));
   }
 
-  // Publishes what is pending (an .sgfs alone when there are games but no rows).
-  void Flush() {
-    Ready shard;
+  // Publishes the partial shard when its oldest game finished max_age ago or more, and retries
+  // the shards that failed once max_age has passed since the last failure.
+  void PublishIfOld(Clock::duration max_age) {
+    std::vector<Ready> ready;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (writer_.rows() == 0 && sgf_text_.empty()) return;
-      shard = TakeLocked();
+      const auto now = Clock::now();
+      const bool partial_due =
+          (writer_.rows() > 0 || !sgf_text_.empty()) && now - pending_since_ >= max_age;
+      const bool retry_due = !failed_.empty() && now - last_failure_ >= max_age;
+      if (!partial_due && !retry_due) return;
+      if (partial_due) ready.push_back(TakeLocked());
     }
-    Publish(shard);
+    PublishWithFailed(std::move(ready));
   }
 
-  int64_t rows_published() const { return rows_published_.load(); }
-  int64_t shards_published() const { return shards_published_.load(); }
+  // Publishes what is pending (an .sgfs alone when there are games but no rows), the shards
+  // that failed before first. What fails again stays in failed_rows().
+  void Flush() {
+    std::vector<Ready> ready;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (writer_.rows() > 0 || !sgf_text_.empty()) ready.push_back(TakeLocked());
+    }
+    PublishWithFailed(std::move(ready));
+  }
+
+  // Rows of the shards that could not be published yet.
+  int64_t failed_rows() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return failed_rows_;
+  }
+  bool has_failed() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return !failed_.empty();
+  }
+  const std::string& model() const { return model_; }
   // The target of the shard being filled (the next sink continues with it).
   int target() const {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -96,6 +146,8 @@ class ShardSink {
   struct Ready {
     std::unique_ptr<data::ShardWriter> writer;
     std::string sgf_text;
+    std::string stem;            // given on the first attempt, kept for the retries
+    bool sgf_published = false;  // the .sgfs went out, the .npz did not
   };
 
   Ready TakeLocked() {
@@ -107,15 +159,55 @@ class ShardSink {
     return shard;
   }
 
-  // SGFs first, so that every published shard's games can be looked up.
-  void Publish(Ready& shard) {
-    const std::string stem = UniqueFileStem();
-    if (!shard.sgf_text.empty()) PublishFile(sgfs_dir_ + "/" + stem + ".sgfs", shard.sgf_text);
+  // Publishes the failed shards (oldest first), then `ready`; stops at the first failure and
+  // keeps that shard and the rest for a retry.
+  void PublishWithFailed(std::vector<Ready> ready) {
+    std::vector<Ready> queue;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      queue = std::move(failed_);
+      failed_.clear();
+      failed_rows_ = 0;
+    }
+    for (Ready& shard : ready) queue.push_back(std::move(shard));
+    size_t published = 0;
+    while (published < queue.size() && Publish(queue[published])) ++published;
+    if (published == queue.size()) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    // Another thread may have put shards back meanwhile: the order among kept shards does not
+    // matter (each keeps its stem, rows and games together).
+    for (size_t i = published; i < queue.size(); ++i) failed_.push_back(std::move(queue[i]));
+    failed_rows_ = 0;
+    for (const Ready& shard : failed_) failed_rows_ += shard.writer->rows();
+    last_failure_ = Clock::now();
+    if (failed_rows_ > max_failed_rows_)
+      throw Error("cannot publish the shards of model " + model_ + ": " +
+                  std::to_string(failed_rows_) + " rows unpublished (more than " +
+                  std::to_string(max_failed_rows_) + "), giving up");
+  }
+
+  // SGFs first, so that every published shard's games can be looked up. False (after a
+  // warning) when it failed; the shard keeps its rows and SGFs.
+  bool Publish(Ready& shard) {
     const int rows = shard.writer->rows();
-    if (rows > 0) {
-      shard.writer->WriteAndClear(tdata_dir_ + "/" + stem + ".npz");
-      rows_published_ += rows;
-      ++shards_published_;
+    try {
+      if (shard.stem.empty()) shard.stem = UniqueFileStem();
+      if (!shard.sgf_published && !shard.sgf_text.empty()) {
+        EnsureDirectory(sgfs_dir_);  // it may have been deleted since
+        PublishFile(sgfs_dir_ + "/" + shard.stem + ".sgfs", shard.sgf_text);
+      }
+      shard.sgf_published = true;
+      if (rows > 0) {
+        EnsureDirectory(tdata_dir_);
+        shard.writer->WriteAndClear(tdata_dir_ + "/" + shard.stem + ".npz");
+        counters_.rows += rows;
+        ++counters_.shards;
+      }
+      return true;
+    } catch (const Error& e) {
+      logger_.Warning("cannot publish shard " + shard.stem + " of model " + model_ + " (" +
+                      std::to_string(rows) + " rows, kept to publish later): " + e.what());
+      return false;
     }
   }
 
@@ -126,10 +218,15 @@ class ShardSink {
   mutable std::mutex mutex_;
   int target_;
   const int max_rows_;
+  const int64_t max_failed_rows_;
+  Logger& logger_;
+  PublishCounters& counters_;
   data::ShardWriter writer_;
   std::string sgf_text_;
-  std::atomic<int64_t> rows_published_{0};
-  std::atomic<int64_t> shards_published_{0};
+  Clock::time_point pending_since_;  // when the oldest game in writer_/sgf_text_ finished
+  std::vector<Ready> failed_;        // shards that could not be published, oldest first
+  int64_t failed_rows_ = 0;
+  Clock::time_point last_failure_;
 };
 
 class SelfplayRunner {
@@ -156,11 +253,30 @@ class SelfplayRunner {
   bool ClaimGame();
   uint64_t NextSeed();
   void GameThread(Epoch& epoch, nn::BatchingServer& server, uint64_t thread_seed);
-  // One evaluator per device for `model` (the random net when nullopt).
+  // One evaluator per device for `model` (the random net when nullopt); throws ConfigError
+  // when a net's pos_len is smaller than the largest board.
   std::vector<std::unique_ptr<nn::Evaluator>> MakeEvaluators(const std::optional<ModelInfo>& model);
-  // Loads the newest model (once per device) if it differs from `current`; empty when there
-  // is nothing new or it failed to load.
+  // Whether `model` failed to load and is not due for another try: same directory mtime and
+  // less than model_retry_interval ago.
+  bool RecentlyFailed(const ModelInfo& model) const;
+  // Walks `models` (newest first) up to `current` (exclusive) and returns the evaluators of the
+  // first that loads; empty when none does. Models that fail are logged and remembered
+  // (RecentlyFailed skips them). At start-up (`startup`) a ConfigError is rethrown: a bad
+  // device or a too small pos_len is the user's and would fail every model.
+  std::vector<std::unique_ptr<nn::Evaluator>> LoadNewest(const std::vector<ModelInfo>& models,
+                                                         const std::string& current, bool startup);
+  // The evaluators to start with: the newest model that loads, else the random net.
+  std::vector<std::unique_ptr<nn::Evaluator>> LoadAtStartup();
+  // Loads the newest model newer than `current` (once per device); empty when there is nothing
+  // new or nothing new loads.
   std::vector<std::unique_ptr<nn::Evaluator>> CheckForNewModel(const std::string& current);
+  // Publishes partial shards that are too old and retries failed publications, for the
+  // current sink and the sinks of past models that still hold unpublished shards.
+  void PublishOldShards(Epoch& epoch);
+  // At the end: one last try for the past models' unpublished shards; returns what could not
+  // be published ("N rows of <model>, ..."), empty when all went out.
+  std::string FlushUnpublished();
+  int64_t UnpublishedRows(const Epoch* epoch) const;
   void Report(const Epoch& epoch, const std::string& state, bool force_log);
   SelfplayStats Totals(const Epoch* epoch) const;
 
@@ -179,10 +295,18 @@ class SelfplayRunner {
   std::atomic<int64_t> games_finished_{0};
   std::atomic<int64_t> games_dropped_{0};
   std::atomic<int64_t> rows_finished_{0};
-  // Totals of the epochs already over.
+  // NN totals of the epochs already over.
   SelfplayStats past_;
+  PublishCounters published_;
+  // Sinks of past models whose shards could not all be published yet (monitor thread only).
+  std::vector<std::unique_ptr<ShardSink>> unpublished_;
   std::string model_name_;
-  std::string failed_model_;  // the newest model that failed to load, not retried
+  struct FailedModel {
+    std::time_t mtime = 0;   // of the model's directory when it failed
+    Clock::time_point when;  // when it failed
+  };
+  std::map<std::string, FailedModel> failed_models_;  // by name (monitor thread only)
+  int max_board_size_ = 0;
 };
 
 bool SelfplayRunner::ClaimGame() {
@@ -238,28 +362,95 @@ std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::MakeEvaluators(
   std::vector<std::unique_ptr<nn::Evaluator>> evaluators;
   for (const std::string& device : options_.devices)
     evaluators.push_back(MakeEvaluator(model, options_.game.pos_len, device, options_.load_model));
+  for (const auto& evaluator : evaluators)
+    if (evaluator->pos_len() < max_board_size_)
+      throw ConfigError("model " + evaluator->model_name() + " has pos_len " +
+                        std::to_string(evaluator->pos_len()) + ", smaller than board size " +
+                        std::to_string(max_board_size_));
+  return evaluators;
+}
+
+bool SelfplayRunner::RecentlyFailed(const ModelInfo& model) const {
+  const auto it = failed_models_.find(model.name);
+  return it != failed_models_.end() && it->second.mtime == model.mtime &&
+         Clock::now() - it->second.when < options_.model_retry_interval;
+}
+
+std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::LoadNewest(
+    const std::vector<ModelInfo>& models, const std::string& current, bool startup) {
+  for (const ModelInfo& model : models) {
+    if (model.name == current) break;  // nothing newer than the current model loads
+    if (RecentlyFailed(model)) continue;
+    logger_.Info("model " + model.name + ": loading");
+    try {
+      std::vector<std::unique_ptr<nn::Evaluator>> evaluators = MakeEvaluators(model);
+      failed_models_.erase(model.name);
+      return evaluators;
+    } catch (const std::exception& e) {
+      if (startup && dynamic_cast<const ConfigError*>(&e) != nullptr) throw;
+      failed_models_[model.name] = FailedModel{model.mtime, Clock::now()};
+      logger_.Error("cannot use model " + model.name + " (tried again when its directory " +
+                    "changes or in " +
+                    std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
+                                       options_.model_retry_interval)
+                                       .count()) +
+                    " s), " + (startup ? "trying an older one" : "playing on with " + current) +
+                    ": " + e.what());
+    }
+  }
+  return {};
+}
+
+std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::LoadAtStartup() {
+  const std::vector<ModelInfo> models = ListModelsNewestFirst(options_.models_dir);
+  // A binary without libtorch cannot run any model: that is an error, not a broken model.
+  if (!models.empty() && !options_.load_model) return MakeEvaluators(models.front());
+  std::vector<std::unique_ptr<nn::Evaluator>> evaluators = LoadNewest(models, "", true);
+  if (evaluators.empty()) {
+    if (!models.empty()) logger_.Error("no model loads: playing with the random net");
+    evaluators = MakeEvaluators(std::nullopt);
+  }
   return evaluators;
 }
 
 std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::CheckForNewModel(
     const std::string& current) {
-  std::optional<ModelInfo> newest;
+  std::vector<ModelInfo> models;
   try {
-    newest = FindNewestModel(options_.models_dir);
+    models = ListModelsNewestFirst(options_.models_dir);
   } catch (const Error& e) {
     logger_.Warning(std::string("cannot look for new models: ") + e.what());
     return {};
   }
-  if (!newest || newest->name == current || newest->name == failed_model_) return {};
-  logger_.Info("new model " + newest->name + ": loading");
-  try {
-    return MakeEvaluators(newest);
-  } catch (const std::exception& e) {
-    logger_.Error(std::string("cannot use new model, playing on with ") + current + ": " +
-                  e.what());
-    failed_model_ = newest->name;
-    return {};
+  return LoadNewest(models, current, false);
+}
+
+void SelfplayRunner::PublishOldShards(Epoch& epoch) {
+  const auto max_age = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(options_.max_shard_age_seconds));
+  epoch.sink->PublishIfOld(max_age);
+  for (const auto& sink : unpublished_) sink->PublishIfOld(max_age);
+  unpublished_.erase(std::remove_if(unpublished_.begin(), unpublished_.end(),
+                                    [](const auto& sink) { return !sink->has_failed(); }),
+                     unpublished_.end());
+}
+
+std::string SelfplayRunner::FlushUnpublished() {
+  std::string lost;
+  for (const auto& sink : unpublished_) {
+    sink->Flush();
+    if (sink->has_failed())
+      lost += (lost.empty() ? "" : ", ") + std::to_string(sink->failed_rows()) + " rows of " +
+              sink->model();
   }
+  unpublished_.clear();
+  return lost;
+}
+
+int64_t SelfplayRunner::UnpublishedRows(const Epoch* epoch) const {
+  int64_t rows = epoch != nullptr ? epoch->sink->failed_rows() : 0;
+  for (const auto& sink : unpublished_) rows += sink->failed_rows();
+  return rows;
 }
 
 SelfplayStats SelfplayRunner::Totals(const Epoch* epoch) const {
@@ -267,9 +458,9 @@ SelfplayStats SelfplayRunner::Totals(const Epoch* epoch) const {
   stats.games = games_finished_.load();
   stats.dropped_games = games_dropped_.load();
   stats.seconds = SecondsSince(start_);
+  stats.rows = published_.rows.load();
+  stats.shards = published_.shards.load();
   if (epoch != nullptr) {
-    stats.rows += epoch->sink->rows_published();
-    stats.shards += epoch->sink->shards_published();
     for (const auto& server : epoch->servers) {
       const nn::BatchingStats nn_stats = server->stats();
       stats.nn_positions += nn_stats.positions;
@@ -316,6 +507,7 @@ void SelfplayRunner::Report(const Epoch& epoch, const std::string& state, bool f
                    {"rows", static_cast<double>(rows_finished_.load())},
                    {"rows_published", static_cast<double>(stats.rows)},
                    {"shards", static_cast<double>(stats.shards)},
+                   {"rows_unpublished", static_cast<double>(UnpublishedRows(&epoch))},
                    {"games_per_hour", games_per_hour},
                    {"rows_per_second", rows_per_second},
                    {"nn_evals_per_second", evals_per_second},
@@ -332,6 +524,7 @@ SelfplayStats SelfplayRunner::Run() {
   const GameParams& game = options_.game;
   TENGEN_CHECK(options_.num_game_threads > 0, "num_game_threads must be positive");
   TENGEN_CHECK(options_.max_rows_per_file > 0, "max_rows_per_file must be positive");
+  TENGEN_CHECK(options_.max_shard_age_seconds > 0, "max_shard_age_seconds must be positive");
   TENGEN_CHECK(!options_.devices.empty(), "devices must name at least one device");
   TENGEN_CHECK(static_cast<int>(options_.devices.size()) <= options_.num_game_threads,
                "devices must not outnumber num_game_threads");
@@ -350,15 +543,10 @@ SelfplayStats SelfplayRunner::Run() {
                      master_rng_.Uniform(static_cast<uint32_t>(options_.max_rows_per_file)));
   }
 
-  std::vector<std::unique_ptr<nn::Evaluator>> evaluators =
-      MakeEvaluators(FindNewestModel(options_.models_dir));
+  max_board_size_ = max_size;
+  std::vector<std::unique_ptr<nn::Evaluator>> evaluators = LoadAtStartup();
   while (true) {
     model_name_ = evaluators.front()->model_name();
-    for (const auto& evaluator : evaluators)
-      if (evaluator->pos_len() < max_size)
-        throw Error("model " + model_name_ + " has pos_len " +
-                    std::to_string(evaluator->pos_len()) + ", smaller than board size " +
-                    std::to_string(max_size));
     Epoch epoch;
     // Game thread i uses server i % n. A batch never holds more positions than its server has
     // game threads (each waits for its own); capping it there lets a batch run as soon as
@@ -376,8 +564,9 @@ SelfplayStats SelfplayRunner::Run() {
                       std::to_string(batch_size) + ")";
     }
     evaluators.clear();
-    epoch.sink = std::make_unique<ShardSink>(options_.base_dir, model_name_, shape, target,
-                                             options_.max_rows_per_file);
+    epoch.sink = std::make_unique<ShardSink>(
+        options_.base_dir, model_name_, shape, target, options_.max_rows_per_file,
+        kMaxFailedShards * static_cast<int64_t>(options_.max_rows_per_file), logger_, published_);
     logger_.Info("playing with model " + model_name_ + ": " +
                  std::to_string(options_.num_game_threads) + " game threads, " +
                  std::to_string(num_servers) + " NN server" + (num_servers > 1 ? "s " : " ") +
@@ -412,6 +601,7 @@ SelfplayStats SelfplayRunner::Run() {
           continue;
         }
         Report(epoch, epoch.retire ? "switching model" : "playing", false);
+        PublishOldShards(epoch);
         if (next.empty() && Clock::now() - last_check >= options_.model_check_interval) {
           last_check = Clock::now();
           next = CheckForNewModel(model_name_);
@@ -428,17 +618,35 @@ SelfplayStats SelfplayRunner::Run() {
     }
     for (std::thread& thread : threads) thread.join();
 
-    epoch.sink->Flush();
+    // Flush throws only when too many rows are unpublished; a monitor or game thread error
+    // takes precedence.
+    std::string flush_error;
+    try {
+      epoch.sink->Flush();
+    } catch (const Error& e) {
+      flush_error = e.what();
+    }
     if (monitor_error) std::rethrow_exception(monitor_error);
     target = epoch.sink->target();
     const SelfplayStats totals = Totals(&epoch);
     const bool all_started =
         options_.max_games_total > 0 && games_started_.load() >= options_.max_games_total;
-    const bool done = StopNow() || next.empty() || all_started;
+    const bool done = StopNow() || next.empty() || all_started || !flush_error.empty();
     Report(epoch, done ? "stopped" : "switching model", true);
     past_ = totals;
     if (failed_) throw Error("selfplay stopped after a game thread failed: " + failure_);
-    if (done) break;
+    if (!flush_error.empty()) throw Error(flush_error);
+    if (done) {
+      // One last try for the shards of past models; the current model's just failed.
+      std::string lost = FlushUnpublished();
+      if (epoch.sink->has_failed())
+        lost += (lost.empty() ? "" : ", ") + std::to_string(epoch.sink->failed_rows()) +
+                " rows of " + epoch.sink->model();
+      if (!lost.empty()) throw Error("could not publish " + lost + " (see the warnings)");
+      break;
+    }
+    // Its failed shards are retried while the next model plays.
+    if (epoch.sink->has_failed()) unpublished_.push_back(std::move(epoch.sink));
     evaluators = std::move(next);
   }
   return Totals(nullptr);

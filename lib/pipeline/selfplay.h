@@ -22,13 +22,29 @@
 // A shard is published once it holds max_rows_per_file rows (a game's rows may continue in
 // the next shard); the first shard of a process holds a uniform random 1..max_rows_per_file
 // rows instead (KataGo does the same) so that processes started together do not publish in
-// lockstep. Files are published atomically and never modified afterwards.
+// lockstep. A shorter shard is published once its oldest game finished max_shard_age_seconds
+// ago, so a crash loses at most that much play. Files are published atomically and never
+// modified afterwards.
 //
-// Model switching. Every model_check_interval the monitor looks for a newer model
-// (pipeline/model_registry.h). It loads it (once per device) while games go on; then no new games
-// start with the old net, the games in flight finish, the old model's partial shard is published,
-// and play resumes with the new net. A model that fails to load is logged and skipped (play goes on
-// with the current net) until a newer one appears.
+// A shard that cannot be published (disk full, directory deleted) keeps its rows and SGFs and
+// its file stem; a warning is logged and it is published again, before anything newer, when the
+// next shard is ready or max_shard_age_seconds after the failure (whichever comes first; the
+// directories are created again each time). Play goes on; once the unpublished shards hold
+// more than 4 * max_rows_per_file rows, selfplay stops and RunSelfplay throws Error. Shards of
+// a previous model are retried the same way while the next one plays; on the way out each
+// gets one last try, and RunSelfplay throws Error naming the rows it could not publish.
+//
+// Models. At start-up selfplay plays the newest model that loads (pipeline/model_registry.h):
+// a model that fails to load is logged and the next older one tried, down to the random net
+// when none loads, so a broken newest model does not stop every restart. A ConfigError (bad
+// device, net pos_len smaller than the largest board) and a model without a LoadModel hook
+// are fatal at start-up. Every model_check_interval the monitor looks for a model newer than
+// the current one that loads (again newest first). It loads it (once per device) while games
+// go on; then no new games start with the old net, the games in flight finish, the old model's
+// partial shard is published, and play resumes with the new net. A model that fails to load is
+// logged and remembered by name and directory modification time: it is tried again when its
+// directory changes (files still arriving by a non-atomic copy) or model_retry_interval
+// after the failure.
 //
 // Stopping. When `stop` is requested, no game starts, games in flight are dropped (they would
 // take minutes to finish), the finished games' rows and SGFs are published and RunSelfplay
@@ -65,6 +81,13 @@ struct SelfplayOptions {
   int max_rows_per_file = 10000;  // KataGo's maxRowsPerTrainFile is 25000 for bigger runs
   uint64_t seed = 0;              // master seed of the per-game seeds; 0 = from entropy
   std::chrono::milliseconds model_check_interval{10000};
+  // A model that failed to load is tried again once its directory's modification time changes
+  // or after this long (its files may still have been arriving).
+  std::chrono::milliseconds model_retry_interval{600000};
+  // A partial shard is published once its oldest game finished this long ago, so that a crash
+  // loses at most this much play; also how long a failed publication waits for its retry
+  // (unless a full shard comes first). Must be positive.
+  double max_shard_age_seconds = 600;
   std::chrono::milliseconds log_interval{30000};
   std::chrono::milliseconds heartbeat_interval{5000};
   // How to run a model from models/ (model_registry.h). Empty: only the random net works.

@@ -120,7 +120,8 @@ void DeclareSelfplayOptions(ConfigSpec& spec) {
   spec.Double("cpuct", s.cpuct, 0, 100, "PUCT exploration constant");
   spec.Double("fpu_reduction", s.fpu_reduction, 0, 10, "first play urgency reduction below root");
   spec.Double("root_fpu_reduction", s.root_fpu_reduction, 0, 10, "first play urgency at root");
-  spec.Double("dirichlet_alpha_total", s.dirichlet_alpha_total, 0, 1000,
+  // Positive: a gamma distribution with shape 0 is undefined.
+  spec.Double("dirichlet_alpha_total", s.dirichlet_alpha_total, 1e-3, 1000,
               "total Dirichlet concentration of root noise in full searches");
   spec.Double("dirichlet_weight", s.dirichlet_weight, 0, 1, "weight of root noise (0: none)");
   spec.Double("root_policy_temperature", s.root_policy_temperature, 0.01, 100,
@@ -147,8 +148,12 @@ void DeclareSelfplayOptions(ConfigSpec& spec) {
               "game threads are shared out round-robin");
   spec.Choice("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
               "net precision; auto: bf16 on a CPU with native bf16, fp32 elsewhere");
-  spec.Int("max_rows_per_file", o.max_rows_per_file, 1, 10000000,
+  // The npz writer refuses members of 4 GiB or more; at pos_len 19 the float policy array
+  // alone takes 1448 bytes a row, so a million rows keep every member well below that.
+  spec.Int("max_rows_per_file", o.max_rows_per_file, 1, 1000000,
            "rows per .npz shard (the first of a process is randomly shorter)");
+  spec.Double("max_shard_age_seconds", o.max_shard_age_seconds, 1, 86400,
+              "publish a partial shard once its oldest row is this old, so a crash loses little");
   spec.Int("seed", 0, 0, kMaxSeed, "master seed of the per-game seeds (0: from entropy)");
   spec.Double("model_check_seconds", 10, 0.1, 86400, "how often to look for a newer model");
   spec.Double("log_seconds", 30, 0.1, 86400, "how often to log progress");
@@ -213,6 +218,7 @@ SelfplayOptions SelfplayOptionsFromConfig(const Config& config) {
                       " servers need at least as many game threads (num_game_threads is " +
                       std::to_string(o.num_game_threads) + ")");
   o.max_rows_per_file = static_cast<int>(config.GetInt("max_rows_per_file"));
+  o.max_shard_age_seconds = config.GetDouble("max_shard_age_seconds");
   o.seed = static_cast<uint64_t>(config.GetInt("seed"));
   o.model_check_interval = std::chrono::milliseconds(
       static_cast<int64_t>(config.GetDouble("model_check_seconds") * 1000));

@@ -17,11 +17,13 @@ bool CpuHasNativeBf16() {
 }
 
 // Runs the net at the pos_len selfplay asks for instead of the one it was created with.
+// TorchEvaluator copies the weights into its own (folded) net, so the model need not outlive
+// the constructor: keeping it would hold the weights twice per server.
 class PosLenEvaluator : public nn::Evaluator {
  public:
-  PosLenEvaluator(std::unique_ptr<nn::TorchModel> model, const nn::TorchEvaluatorOptions& options,
+  PosLenEvaluator(const nn::TorchModel& model, const nn::TorchEvaluatorOptions& options,
                   int pos_len)
-      : model_(std::move(model)), evaluator_(*model_, options), pos_len_(pos_len) {}
+      : evaluator_(model, options), pos_len_(pos_len) {}
   void Evaluate(const nn::EvalBatch& batch, nn::EvalOutput* output) override {
     evaluator_.Evaluate(batch, output);
   }
@@ -29,7 +31,6 @@ class PosLenEvaluator : public nn::Evaluator {
   int pos_len() const override { return pos_len_; }
 
  private:
-  std::unique_ptr<nn::TorchModel> model_;
   nn::TorchEvaluator evaluator_;
   int pos_len_;
 };
@@ -50,7 +51,8 @@ LoadModel TorchModelLoader(const nn::TorchEvaluatorOptions& options) {
     std::unique_ptr<nn::TorchModel> net = nn::TorchModel::Load(model.path, device);
     // The directory name is the model's name (DESIGN: base-dir layout).
     net->set_name(model.name);
-    return std::make_unique<PosLenEvaluator>(std::move(net), device_options, pos_len);
+    // The loaded model is released on return; the evaluator keeps its own copy.
+    return std::make_unique<PosLenEvaluator>(*net, device_options, pos_len);
   };
 }
 

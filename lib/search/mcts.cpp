@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <utility>
@@ -203,8 +204,17 @@ void Search::PrepareRoot(bool full_search) {
   }
   Normalize(root_priors_);
   if (full_search && params_.root_policy_temperature != 1.0) {
+    // In log space relative to the largest prior: p^(1/T) itself underflows to 0 for every
+    // prior below about 0.36 at T = 0.01, which would leave no prior at all.
+    double max_log = -std::numeric_limits<double>::infinity();
+    for (float p : root_priors_) {
+      if (p > 0) max_log = std::max(max_log, std::log(static_cast<double>(p)));
+    }
     for (float& p : root_priors_) {
-      if (p > 0) p = static_cast<float>(std::pow(p, 1.0 / params_.root_policy_temperature));
+      if (p > 0) {
+        p = static_cast<float>(std::exp((std::log(static_cast<double>(p)) - max_log) /
+                                        params_.root_policy_temperature));
+      }
     }
     Normalize(root_priors_);
   }

@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -163,6 +164,10 @@ void LoadWeights(const std::string& weights, const std::string& path, NetImpl* n
                         std::string(c10::toString(tensor.scalar_type())) + ", a " + arch +
                         " net needs " + ShapeText(it->second) + " Float");
     }
+    // A NaN or infinity would only show up later as NaN outputs in every game.
+    if (!torch::isfinite(tensor).all().item<bool>()) {
+      throw FormatError(path + ": tensor '" + name + "' holds NaN or infinite values");
+    }
     it->second.copy_(tensor);
     ++found;
   }
@@ -310,6 +315,15 @@ TorchEvaluator::TorchEvaluator(const TorchModel& model, const TorchEvaluatorOpti
   } catch (const c10::Error& e) {
     throw ConfigError("precision " + options.precision + " on device " + options.device +
                       " does not work: " + e.what_without_backtrace());
+  }
+  const auto finite = [](const std::vector<float>& v) {
+    return std::all_of(v.begin(), v.end(), [](float x) { return std::isfinite(x); });
+  };
+  if (!finite(out.policy_logits) || !finite(out.value_logits) || !finite(out.score) ||
+      !finite(out.ownership)) {
+    throw FormatError("model " + impl_->config.name + ": the warm-up evaluation (precision " +
+                      options.precision + ", device " + options.device +
+                      ") gives NaN or infinite outputs");
   }
 }
 

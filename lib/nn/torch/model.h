@@ -24,8 +24,9 @@
 //                      holding every parameter and buffer of the unfolded net (batch-norm
 //                      running statistics included). Python reads it with torch.load().
 // Load verifies the size and CRC before parsing the weights, then that the file holds
-// exactly the tensors the metadata's architecture has, each of the right shape; any
-// mismatch is a FormatError naming the file (libtorch itself would accept a wrong shape).
+// exactly the tensors the metadata's architecture has, each of the right shape and with
+// finite values only; any mismatch is a FormatError naming the file (and the tensor) (libtorch
+// itself would accept a wrong shape).
 
 #include <cstdint>
 #include <memory>
@@ -89,7 +90,7 @@ struct TorchEvaluatorOptions {
 class TorchEvaluator : public Evaluator {
  public:
   // Throws ConfigError for an unknown or unavailable device or precision (checked with a
-  // warm-up evaluation).
+  // warm-up evaluation), FormatError when the warm-up gives NaN or infinite outputs.
   TorchEvaluator(const TorchModel& model, const TorchEvaluatorOptions& options);
   ~TorchEvaluator() override;
 
