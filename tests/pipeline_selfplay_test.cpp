@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <future>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -335,6 +336,50 @@ TEST_CASE("selfplay: switches to a newer model between games") {
     for (const go::SgfRecord& record : go::ReadSgfFile(file)) CHECK(record.black_player == model);
   CHECK(stats.games > 0);
   CHECK(stats.shards >= 2);
+}
+
+TEST_CASE("selfplay: the monitor keeps publishing while a new model loads") {
+  // The loader blocks until the test releases it. Shards are published only by age (huge
+  // max_rows_per_file), which is the monitor's job: new shards while the load hangs show that
+  // loading does not stall the monitor.
+  testing::TempDir base;
+  SelfplayOptions options;
+  options.base_dir = base.path();
+  options.models_dir = ModelsDir(base.path());
+  options.game.board_sizes = {{5, 1.0}};
+  options.game.pos_len = 5;
+  options.game.playout_cap = {8, 4, 0.5};
+  options.num_game_threads = 2;
+  options.max_rows_per_file = 1000000;
+  options.max_shard_age_seconds = 0.05;
+  options.seed = 3;
+  options.model_check_interval = std::chrono::milliseconds(50);
+  std::atomic<bool> load_entered{false};
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  options.load_model = [&](const ModelInfo& model, int pos_len, const std::string&) {
+    load_entered = true;
+    released.wait();
+    return std::make_unique<NamedUniform>(model.name, pos_len);
+  };
+  Logger logger(LogLevel::kWarning);
+  std::atomic<bool> stop{false};
+  std::thread runner([&] { RunSelfplay(options, logger, StopToken(&stop)); });
+
+  EnsureDirectory(options.models_dir + "/run-t-s100-d1000");
+  const std::string tdata = TdataDir(base.path(), "random");
+  auto deadline = Clock::now() + std::chrono::seconds(20);
+  while (Clock::now() < deadline && !load_entered)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(load_entered);
+  const size_t shards_when_loading = FilesWith(tdata, ".npz").size();
+  deadline = Clock::now() + std::chrono::seconds(20);
+  while (Clock::now() < deadline && FilesWith(tdata, ".npz").size() <= shards_when_loading)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK(FilesWith(tdata, ".npz").size() > shards_when_loading);
+  release.set_value();
+  stop = true;
+  runner.join();
 }
 
 // Counts the positions it evaluates into `positions`.

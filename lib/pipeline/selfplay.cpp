@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 #include <exception>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -574,6 +575,11 @@ SelfplayStats SelfplayRunner::Run() {
 
     std::vector<std::thread> threads;
     std::vector<std::unique_ptr<nn::Evaluator>> next;
+    // A newer model loads on its own thread (seconds for a real net) so that the monitor keeps
+    // reporting, publishing and answering a stop meanwhile. Only one load is in flight, and
+    // only it touches the failed-model bookkeeping. If the epoch ends during a load, leaving
+    // this scope waits for it.
+    std::future<std::vector<std::unique_ptr<nn::Evaluator>>> loading;
     // The game threads must be joined whatever happens here (a std::thread destroyed
     // unjoined ends the process), so a monitor error stops them first.
     std::exception_ptr monitor_error;
@@ -602,14 +608,20 @@ SelfplayStats SelfplayRunner::Run() {
         }
         Report(epoch, epoch.retire ? "switching model" : "playing", false);
         PublishOldShards(epoch);
-        if (next.empty() && Clock::now() - last_check >= options_.model_check_interval) {
-          last_check = Clock::now();
-          next = CheckForNewModel(model_name_);
+        if (loading.valid() &&
+            loading.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+          next = loading.get();
           if (!next.empty()) {
             logger_.Info("switching to model " + next.front()->model_name() +
                          " once the games in flight finish");
             epoch.retire = true;
           }
+        } else if (!loading.valid() && next.empty() &&
+                   Clock::now() - last_check >= options_.model_check_interval) {
+          last_check = Clock::now();
+          const std::string current = model_name_;
+          loading =
+              std::async(std::launch::async, [this, current] { return CheckForNewModel(current); });
         }
       }
     } catch (...) {
