@@ -366,9 +366,13 @@ TEST_CASE("selfplay: the monitor keeps publishing while a new model loads") {
   std::atomic<bool> stop{false};
   std::thread runner([&] { RunSelfplay(options, logger, StopToken(&stop)); });
 
-  EnsureDirectory(options.models_dir + "/run-t-s100-d1000");
+  // The model appears only once the random net is playing, so it is loaded by the monitor's
+  // check, not at start-up.
   const std::string tdata = TdataDir(base.path(), "random");
   auto deadline = Clock::now() + std::chrono::seconds(20);
+  while (Clock::now() < deadline && FilesWith(tdata, ".npz").empty())
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EnsureDirectory(options.models_dir + "/run-t-s100-d1000");
   while (Clock::now() < deadline && !load_entered)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   REQUIRE(load_entered);
