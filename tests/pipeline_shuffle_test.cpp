@@ -244,6 +244,42 @@ TEST_CASE("shuffler: --once publishes the newest-first window, shuffled, intact"
   }
 }
 
+TEST_CASE("shuffler: --threads 1 and --threads 2 publish identical files for one seed") {
+  testing::TempDir tmp;
+  const std::string base = tmp / "base";
+  for (int i = 0; i < 12; ++i) WriteShard(base, "m1", i, 20 + i);
+  // In memory, and through 4 buckets (kept 306 rows, budget 100: ceil(382.5 / 100) = 4).
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{}, std::vector<std::string>{"--memory-budget-rows", "100"}}) {
+    std::vector<Output> outputs;
+    for (const char* threads : {"1", "2", "3"}) {
+      fs::remove_all(ShuffledDataDir(base));
+      std::vector<std::string> args = {"--threads",
+                                       threads,
+                                       "--rows-per-output-file",
+                                       "23",
+                                       "--expand-window-per-row",
+                                       "1",
+                                       "--taper-window-exponent",
+                                       "1"};
+      args.insert(args.end(), extra.begin(), extra.end());
+      const ProcessResult run = RunShuffler(base, args);
+      INFO(run.output);
+      REQUIRE(run.exit_code == 0);
+      CHECK_FALSE(AnyTemporaryUnder(ShuffledDataDir(base)));
+      outputs.push_back(ReadOutput(base));
+    }
+    CHECK(outputs[0].keys.size() == 306);  // 20 + 21 + ... + 31: the whole window
+    CHECK(outputs[0].summary.find(extra.empty() ? "\"buckets\": 1," : "\"buckets\": 4,") !=
+          std::string::npos);
+    for (size_t i = 1; i < outputs.size(); ++i) {
+      CHECK(outputs[i].files == outputs[0].files);
+      CHECK(outputs[i].file_rows == outputs[0].file_rows);
+      CHECK(outputs[i].keys == outputs[0].keys);  // same rows in the same order
+    }
+  }
+}
+
 TEST_CASE("shuffler: below min-rows publishes nothing and exits 0") {
   testing::TempDir tmp;
   const std::string base = tmp / "base";

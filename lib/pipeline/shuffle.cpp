@@ -7,9 +7,14 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <future>
 #include <limits>
 #include <memory>
 #include <sstream>
+#include <thread>
 
 #include "data/training_rows.h"
 #include "pipeline/base_dir.h"
@@ -100,6 +105,101 @@ std::string SummaryJson(const ShuffleOptions& options, const ShuffleResult& resu
   return out.str();
 }
 
+// Runs tasks on up to `limit` threads of their own (inline when limit <= 1); Run blocks while
+// `limit` are pending. Wait (and Run, for the oldest) rethrows a task's exception. The
+// destructor waits for what is still running.
+class TaskQueue {
+ public:
+  explicit TaskQueue(int limit) : limit_(std::max(1, limit)) {}
+  TaskQueue(const TaskQueue&) = delete;
+  TaskQueue& operator=(const TaskQueue&) = delete;
+  ~TaskQueue() {
+    for (std::future<void>& task : pending_)
+      if (task.valid()) task.wait();
+  }
+  void Run(std::function<void()> task) {
+    if (limit_ <= 1) {
+      task();
+      return;
+    }
+    while (static_cast<int>(pending_.size()) >= limit_) PopOldest();
+    pending_.push_back(std::async(std::launch::async, std::move(task)));
+  }
+  void Wait() {
+    while (!pending_.empty()) PopOldest();
+  }
+
+ private:
+  void PopOldest() {
+    std::future<void> task = std::move(pending_.front());
+    pending_.pop_front();
+    task.get();
+  }
+  int limit_;
+  std::deque<std::future<void>> pending_;
+};
+
+// A shard read (or why it could not be).
+struct ReadResult {
+  data::Shard shard;
+  std::string problem;
+  std::exception_ptr error;  // what ReadShard threw, if anything
+};
+
+ReadResult ReadForShuffle(const std::string& path) {
+  ReadResult result;
+  try {
+    result.shard = data::ReadShard(path);
+  } catch (const Error& e) {
+    result.problem = e.what();
+    result.error = std::current_exception();
+  }
+  return result;
+}
+
+// Reads `paths` in order with up to `threads` reads ahead of the consumer (inline for 1).
+class ShardReader {
+ public:
+  ShardReader(std::vector<std::string> paths, int threads)
+      : paths_(std::move(paths)), threads_(std::max(1, threads)) {}
+  ShardReader(const ShardReader&) = delete;
+  ShardReader& operator=(const ShardReader&) = delete;
+  ~ShardReader() {
+    for (std::future<ReadResult>& read : pending_)
+      if (read.valid()) read.wait();
+  }
+  // The next shard in order; call at most paths.size() times.
+  ReadResult Next() {
+    if (threads_ <= 1) return ReadForShuffle(paths_[next_consumed_++]);
+    while (next_started_ < paths_.size() && next_started_ < next_consumed_ + threads_)
+      pending_.push_back(std::async(std::launch::async, ReadForShuffle, paths_[next_started_++]));
+    std::future<ReadResult> read = std::move(pending_.front());
+    pending_.pop_front();
+    ++next_consumed_;
+    return read.get();
+  }
+
+ private:
+  std::vector<std::string> paths_;
+  size_t threads_;
+  size_t next_started_ = 0;
+  size_t next_consumed_ = 0;
+  std::deque<std::future<ReadResult>> pending_;
+};
+
+// Writes `rows` as one shard at `path` (a task for TaskQueue).
+std::function<void()> WriteTask(const data::RowShape& shape, const std::string& model,
+                                const std::string& path, std::vector<data::TrainingRow> rows) {
+  auto shared = std::make_shared<std::vector<data::TrainingRow>>(std::move(rows));
+  return [shape, model, path, shared] {
+    data::ShardWriter writer(shape, model);
+    for (const data::TrainingRow& row : *shared) writer.Add(row);
+    shared->clear();
+    shared->shrink_to_fit();
+    writer.WriteAndClear(path);
+  };
+}
+
 }  // namespace
 
 void DeclareShuffleOptions(ConfigSpec& spec) {
@@ -127,6 +227,9 @@ void DeclareShuffleOptions(ConfigSpec& spec) {
   spec.Int("interval_seconds", d.interval.count(), 0, int64_t{1} << 40,
            "seconds between shuffles when looping");
   spec.Bool("once", false, "publish one shuffle (or nothing, below min_rows) and exit");
+  spec.Int("threads", 0, 0, 256,
+           "threads reading input shards and writing output files; 0: one per core "
+           "(the output depends on the seed only)");
   spec.Int("seed", 0, 0, std::numeric_limits<int64_t>::max(), "random seed; 0 draws a fresh one");
   spec.Double("heartbeat_seconds", 5.0, 0.1, 3600.0, "how often status/ is refreshed");
   spec.Choice("log_level", "info", {"debug", "info", "warning", "error"}, "least severe logged");
@@ -149,6 +252,9 @@ ShuffleOptions ShuffleOptionsFromConfig(const Config& config) {
   o.interval = std::chrono::seconds(config.GetInt("interval_seconds"));
   o.once = config.GetBool("once");
   o.seed = static_cast<uint64_t>(config.GetInt("seed"));
+  o.threads = static_cast<int>(config.GetInt("threads"));
+  if (o.threads == 0)
+    o.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   o.heartbeat_interval = std::chrono::milliseconds(
       static_cast<int64_t>(std::llround(config.GetDouble("heartbeat_seconds") * 1000)));
   return o;
@@ -258,16 +364,18 @@ ShuffleResult ShuffleOnce(const ShuffleOptions& options, ShardScanner& scanner, 
   std::unique_ptr<AtomicDirectory> bucket_dir;
   if (buckets > 1)
     bucket_dir = std::make_unique<AtomicDirectory>(shuffled_dir + "/buckets-" + stem);
+  // Threads read and write whole files only; every random draw happens on this thread in file
+  // order, so the output depends on the seed alone. Declared after bucket_dir: destroyed first.
+  const int threads = std::max(1, options.threads);
+  TaskQueue bucket_writes(threads);
   bool have_shape = false;
   data::RowShape shape;
   int64_t chunks = 0;
   auto flush_bucket = [&](size_t b) {
     if (bucket_rows[b].empty()) return;
-    data::ShardWriter writer(shape, "bucket");
-    for (const data::TrainingRow& row : bucket_rows[b]) writer.Add(row);
     const std::string path = bucket_dir->path() + "/bucket-" + std::to_string(b) + "-" +
                              std::to_string(chunks++) + ".npz";
-    writer.WriteAndClear(path);
+    bucket_writes.Run(WriteTask(shape, "bucket", path, std::move(bucket_rows[b])));
     bucket_files[b].push_back(path);
     bucket_rows[b].clear();
     bucket_rows[b].shrink_to_fit();
@@ -276,22 +384,23 @@ ShuffleResult ShuffleOnce(const ShuffleOptions& options, ShardScanner& scanner, 
   std::vector<const ShardFile*> used;
   int64_t needed = kept_target;
   int64_t remaining = window_rows;
+  std::vector<std::string> window_paths;
+  for (const ShardFile* file : window) window_paths.push_back(file->path);
+  ShardReader reader(std::move(window_paths), threads);
   for (const ShardFile* file : window) {
     if (stop.stop_requested()) {
       logger.Info("stop requested: shuffle abandoned");
       return ShuffleResult{};
     }
-    data::Shard shard;
-    std::string problem;
-    try {
-      shard = data::ReadShard(file->path);
+    ReadResult read = reader.Next();
+    data::Shard& shard = read.shard;
+    std::string& problem = read.problem;
+    if (problem.empty()) {
       if (static_cast<int64_t>(shard.rows.size()) != file->rows)
         problem = "it holds " + std::to_string(shard.rows.size()) + " rows, its headers said " +
                   std::to_string(file->rows);
       else if (have_shape && !SameShape(shape, shard.shape))
         problem = "its row shape differs from the newer files'";
-    } catch (const Error& e) {
-      problem = e.what();
     }
     if (!problem.empty()) {
       logger.Warning("skipping shard " + file->path + ": " + problem);
@@ -318,6 +427,7 @@ ShuffleResult ShuffleOnce(const ShuffleOptions& options, ShardScanner& scanner, 
   }
   if (buckets > 1)
     for (size_t b = 0; b < bucket_rows.size(); ++b) flush_bucket(b);
+  bucket_writes.Wait();
   result.files_used = static_cast<int>(used.size());
 
   int64_t kept = 0;
@@ -329,9 +439,12 @@ ShuffleResult ShuffleOnce(const ShuffleOptions& options, ShardScanner& scanner, 
 
   // Shuffle each bucket and append it to the output.
   AtomicDirectory out_dir(shuffled_dir + "/" + stem);
-  data::ShardWriter writer(shape, "shuffled");
+  TaskQueue output_writes(threads);  // declared after out_dir: destroyed first
+  std::vector<data::TrainingRow> pending;
   auto write_output = [&] {
-    writer.WriteAndClear(out_dir.path() + "/" + OutputFileName(result.output_files++));
+    const std::string path = out_dir.path() + "/" + OutputFileName(result.output_files++);
+    output_writes.Run(WriteTask(shape, "shuffled", path, std::move(pending)));
+    pending.clear();
   };
   for (size_t b = 0; b < bucket_rows.size(); ++b) {
     if (stop.stop_requested()) {
@@ -339,19 +452,22 @@ ShuffleResult ShuffleOnce(const ShuffleOptions& options, ShardScanner& scanner, 
       return ShuffleResult{};
     }
     std::vector<data::TrainingRow> rows = std::move(bucket_rows[b]);
+    ShardReader chunks_reader(bucket_files[b], threads);
     for (const std::string& path : bucket_files[b]) {
-      data::Shard chunk = data::ReadShard(path);
-      for (data::TrainingRow& row : chunk.rows) rows.push_back(std::move(row));
+      ReadResult chunk = chunks_reader.Next();
+      if (chunk.error) std::rethrow_exception(chunk.error);
+      for (data::TrainingRow& row : chunk.shard.rows) rows.push_back(std::move(row));
       fs::remove(path);
     }
     std::shuffle(rows.begin(), rows.end(), rng);
-    for (const data::TrainingRow& row : rows) {
-      writer.Add(row);
+    for (data::TrainingRow& row : rows) {
+      pending.push_back(std::move(row));
       ++result.output_rows;
-      if (writer.rows() >= options.rows_per_output_file) write_output();
+      if (static_cast<int64_t>(pending.size()) >= options.rows_per_output_file) write_output();
     }
   }
-  if (writer.rows() > 0) write_output();
+  if (!pending.empty()) write_output();
+  output_writes.Wait();
   if (result.output_rows == 0) {
     logger.Warning("no rows kept: nothing published");
     return ShuffleResult{};

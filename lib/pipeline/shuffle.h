@@ -17,6 +17,12 @@
 // Random bucket assignment followed by a uniform shuffle within each bucket is a uniform
 // permutation of all kept rows.
 //
+// Threads (options.threads): up to that many input shards are read ahead in parallel, and
+// bucket and output files are written by up to that many threads (so that many more files'
+// rows can be in memory beyond memory_budget_rows). Every random draw (selection, bucket,
+// shuffle) is made on the calling thread in file order, so the output depends on the seed
+// only: any thread count publishes identical files.
+//
 // Symmetry augmentation is not applied here: rows are published as played and the trainer
 // applies a random symmetry (docs/DATA_FORMAT.md).
 
@@ -47,6 +53,7 @@ struct ShuffleOptions {
   std::chrono::seconds interval{600};
   bool once = false;
   uint64_t seed = 0;  // 0: a fresh seed from the OS
+  int threads = 1;    // reader / writer threads; the output depends on the seed only
   std::chrono::milliseconds heartbeat_interval{5000};
 };
 
