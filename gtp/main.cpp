@@ -15,8 +15,6 @@
 namespace tengen {
 namespace {
 
-// Seeds stay below 2^53 so that they survive the double bounds of the option spec exactly.
-constexpr int64_t kMaxSeed = int64_t{1} << 53;
 constexpr int64_t kMaxMoveCap = 10000;
 
 ConfigSpec MakeSpec() {
@@ -38,9 +36,7 @@ int Main(int argc, const char* const argv[]) {
   options.rules = pipeline::RulesFromConfig(config);
   options.board_size = static_cast<int>(config.GetInt("board_size"));
   options.max_moves = static_cast<int>(config.GetInt("max_moves"));
-  uint64_t seed = static_cast<uint64_t>(config.GetInt("seed"));
-  if (seed == 0)
-    seed = Rng().Next() % static_cast<uint64_t>(kMaxSeed) + 1;  // replayable via --seed
+  const uint64_t seed = SeedOrFresh(config.GetInt("seed"));
   // GTP owns stdout; the seed goes to stderr so that a game can be replayed.
   std::cerr << "tengen-gtp: seed " << seed << "\n";
 

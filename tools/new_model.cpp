@@ -17,8 +17,6 @@
 namespace tengen {
 namespace {
 
-// Seeds stay below 2^53 so that they survive the double bounds of the option spec exactly.
-constexpr int64_t kMaxSeed = int64_t{1} << 53;
 constexpr int64_t kMaxPosLen = 19;
 
 ConfigSpec MakeSpec() {
@@ -47,8 +45,7 @@ int Main(int argc, const char* const argv[]) {
   nn::ParseArchitecture(config.GetString("arch"), &model_config);
   model_config.name = name;
   model_config.pos_len = static_cast<int>(config.GetInt("pos_len"));
-  uint64_t seed = static_cast<uint64_t>(config.GetInt("seed"));
-  if (seed == 0) seed = Rng().Next() % static_cast<uint64_t>(kMaxSeed) + 1;
+  const uint64_t seed = SeedOrFresh(config.GetInt("seed"));
 
   const std::string dir = models_dir + "/" + name;
   // AtomicDirectory refuses to replace it too; this check gives the clearer message.

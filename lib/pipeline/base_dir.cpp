@@ -5,9 +5,17 @@
 #include <algorithm>
 #include <ctime>
 
+#include "util/error.h"
 #include "util/publish.h"
 
 namespace tengen::pipeline {
+
+std::string BaseDirFromConfig(const Config& config) {
+  const std::string base_dir = config.GetString("output_dir");
+  if (base_dir.empty())
+    throw ConfigError("output_dir is required (--output-dir DIR or output_dir = DIR)");
+  return base_dir;
+}
 namespace {
 
 std::string Join(const std::string& a, const std::string& b) {

@@ -19,7 +19,12 @@
 
 #include <string>
 
+#include "util/config.h"
+
 namespace tengen::pipeline {
+
+// The base directory from the required `output_dir` key; ConfigError when it is empty.
+std::string BaseDirFromConfig(const Config& config);
 
 // The model name under which selfplay data is filed before any net exists.
 constexpr char kRandomModelName[] = "random";

@@ -236,7 +236,7 @@ class SelfplayRunner {
       : options_(options),
         logger_(logger),
         stop_(stop),
-        master_rng_(options.seed != 0 ? Rng(options.seed) : Rng()),
+        master_rng_(SeedOrFresh(static_cast<int64_t>(options.seed))),
         heartbeat_(StatusDir(options.base_dir), "selfplay", options.heartbeat_interval) {}
 
   SelfplayStats Run();

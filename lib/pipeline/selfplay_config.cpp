@@ -9,12 +9,10 @@
 #include "pipeline/base_dir.h"
 #include "pipeline/rules_config.h"
 #include "util/error.h"
+#include "util/rng.h"
 
 namespace tengen::pipeline {
 namespace {
-
-// Seeds stay below 2^53 so that they survive the double bounds of the option spec exactly.
-constexpr int64_t kMaxSeed = int64_t{1} << 53;
 
 double ParseNumber(const std::string& key, const std::string& text, const std::string& item) {
   const char* begin = item.c_str();
@@ -162,9 +160,7 @@ void DeclareSelfplayOptions(ConfigSpec& spec) {
 
 SelfplayOptions SelfplayOptionsFromConfig(const Config& config) {
   SelfplayOptions o;
-  o.base_dir = config.GetString("output_dir");
-  if (o.base_dir.empty())
-    throw ConfigError("output_dir is required (--output-dir DIR or output_dir = DIR)");
+  o.base_dir = BaseDirFromConfig(config);
   o.models_dir = config.GetString("models_dir");
   if (o.models_dir.empty()) o.models_dir = ModelsDir(o.base_dir);
   o.max_games_total = config.GetInt("max_games_total");

@@ -21,6 +21,7 @@
 #include "pipeline/heartbeat.h"
 #include "util/error.h"
 #include "util/publish.h"
+#include "util/rng.h"
 
 namespace tengen::pipeline {
 namespace {
@@ -230,16 +231,14 @@ void DeclareShuffleOptions(ConfigSpec& spec) {
   spec.Int("threads", 0, 0, 256,
            "threads reading input shards and writing output files; 0: one per core "
            "(the output depends on the seed only)");
-  spec.Int("seed", 0, 0, std::numeric_limits<int64_t>::max(), "random seed; 0 draws a fresh one");
+  spec.Int("seed", 0, 0, kMaxSeed, "random seed; 0 draws a fresh one");
   spec.Double("heartbeat_seconds", 5.0, 0.1, 3600.0, "how often status/ is refreshed");
   spec.Choice("log_level", "info", {"debug", "info", "warning", "error"}, "least severe logged");
 }
 
 ShuffleOptions ShuffleOptionsFromConfig(const Config& config) {
   ShuffleOptions o;
-  o.base_dir = config.GetString("output_dir");
-  if (o.base_dir.empty())
-    throw ConfigError("output_dir is required (--output-dir DIR or output_dir = DIR)");
+  o.base_dir = BaseDirFromConfig(config);
   o.min_rows = config.GetInt("min_rows");
   o.taper_window_exponent = config.GetDouble("taper_window_exponent");
   o.expand_window_per_row = config.GetDouble("expand_window_per_row");
@@ -519,7 +518,7 @@ int CleanupShuffles(const std::string& base_dir, int keep, std::chrono::seconds 
 }
 
 int RunShuffler(const ShuffleOptions& options, Logger& logger, const StopToken& stop) {
-  Rng rng = options.seed == 0 ? Rng() : Rng(options.seed);
+  Rng rng(SeedOrFresh(static_cast<int64_t>(options.seed)));
   logger.Info("shuffler seed " + std::to_string(rng.seed()));
   ShardScanner scanner;
   Heartbeat heartbeat(StatusDir(options.base_dir), "shuffler", options.heartbeat_interval);

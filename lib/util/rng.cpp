@@ -25,6 +25,11 @@ Rng::Rng() {
   Reseed(seed);
 }
 
+uint64_t SeedOrFresh(int64_t seed) {
+  if (seed != 0) return static_cast<uint64_t>(seed);
+  return Rng().Next() % static_cast<uint64_t>(kMaxSeed) + 1;
+}
+
 void Rng::Reseed(uint64_t seed) {
   seed_ = seed;
   uint64_t state = seed;

@@ -8,6 +8,10 @@
 
 namespace tengen {
 
+// Seeds given as options stay at or below 2^53 so that ConfigSpec's double bounds hold them
+// exactly.
+constexpr int64_t kMaxSeed = int64_t{1} << 53;
+
 class Rng {
  public:
   using result_type = uint64_t;
@@ -46,5 +50,9 @@ class Rng {
   uint64_t seed_ = 0;
   uint64_t s_[4] = {0, 0, 0, 0};
 };
+
+// `seed` when it is not 0; otherwise a fresh seed in [1, kMaxSeed], which a program logs so that
+// the run can be replayed by passing it back as its seed option.
+uint64_t SeedOrFresh(int64_t seed);
 
 }  // namespace tengen
