@@ -293,14 +293,20 @@ class NamedUniform : public nn::Evaluator {
   nn::UniformEvaluator uniform_;
 };
 
-TEST_CASE("selfplay: switches to a newer model between games") {
-  testing::TempDir base;
+// In-process selfplay on 5x5 with tiny searches, writing under `base`.
+SelfplayOptions TinyGames(const std::string& base) {
   SelfplayOptions options;
-  options.base_dir = base.path();
-  options.models_dir = ModelsDir(base.path());
+  options.base_dir = base;
+  options.models_dir = ModelsDir(base);
   options.game.board_sizes = {{5, 1.0}};
   options.game.pos_len = 5;
   options.game.playout_cap = {8, 4, 0.5};
+  return options;
+}
+
+TEST_CASE("selfplay: switches to a newer model between games") {
+  testing::TempDir base;
+  SelfplayOptions options = TinyGames(base.path());
   options.num_game_threads = 3;
   options.max_rows_per_file = 3;
   options.seed = 7;
@@ -343,12 +349,7 @@ TEST_CASE("selfplay: the monitor keeps publishing while a new model loads") {
   // max_rows_per_file), which is the monitor's job: new shards while the load hangs show that
   // loading does not stall the monitor.
   testing::TempDir base;
-  SelfplayOptions options;
-  options.base_dir = base.path();
-  options.models_dir = ModelsDir(base.path());
-  options.game.board_sizes = {{5, 1.0}};
-  options.game.pos_len = 5;
-  options.game.playout_cap = {8, 4, 0.5};
+  SelfplayOptions options = TinyGames(base.path());
   options.num_game_threads = 2;
   options.max_rows_per_file = 1000000;
   options.max_shard_age_seconds = 0.05;
@@ -402,12 +403,7 @@ class CountingUniform : public NamedUniform {
 
 TEST_CASE("selfplay: devices=cpu,cpu loads the model twice and feeds both servers") {
   testing::TempDir base;
-  SelfplayOptions options;
-  options.base_dir = base.path();
-  options.models_dir = ModelsDir(base.path());
-  options.game.board_sizes = {{5, 1.0}};
-  options.game.pos_len = 5;
-  options.game.playout_cap = {8, 4, 0.5};
+  SelfplayOptions options = TinyGames(base.path());
   options.num_game_threads = 5;
   options.max_games_total = 6;
   options.seed = 11;
@@ -455,12 +451,7 @@ class FailingEvaluator : public nn::Evaluator {
 
 TEST_CASE("selfplay: a failing net stops every game thread and RunSelfplay throws") {
   testing::TempDir base;
-  SelfplayOptions options;
-  options.base_dir = base.path();
-  options.models_dir = ModelsDir(base.path());
-  options.game.board_sizes = {{5, 1.0}};
-  options.game.pos_len = 5;
-  options.game.playout_cap = {8, 4, 0.5};
+  SelfplayOptions options = TinyGames(base.path());
   options.num_game_threads = 4;
   EnsureDirectory(options.models_dir + "/run-t-s1-d1");
   Logger logger(LogLevel::kError, /*to_stderr=*/false);
@@ -480,12 +471,7 @@ TEST_CASE("selfplay: a failing net stops every game thread and RunSelfplay throw
 
 // Small, fast in-process selfplay on 5x5 (the random net unless a loader is set).
 SelfplayOptions SmallOptions(const std::string& base) {
-  SelfplayOptions options;
-  options.base_dir = base;
-  options.models_dir = ModelsDir(base);
-  options.game.board_sizes = {{5, 1.0}};
-  options.game.pos_len = 5;
-  options.game.playout_cap = {8, 4, 0.5};
+  SelfplayOptions options = TinyGames(base);
   options.num_game_threads = 3;
   options.seed = 13;
   options.model_check_interval = std::chrono::milliseconds(20);
