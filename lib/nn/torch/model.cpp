@@ -223,7 +223,8 @@ std::unique_ptr<TorchModel> TorchModel::Load(const std::string& dir, const std::
   return std::unique_ptr<TorchModel>(new TorchModel(config, std::move(net)));
 }
 
-void TorchModel::Save(const std::string& dir) const {
+void TorchModel::Save(const std::string& dir,
+                      const std::map<std::string, std::string>& extra_files) const {
   TENGEN_CHECK(!net_->folded(), "a net with folded batch norms cannot be saved");
   c10::Dict<std::string, torch::Tensor> tensors;
   for (const auto& [name, tensor] : net_->NamedState()) {
@@ -250,6 +251,12 @@ void TorchModel::Save(const std::string& dir) const {
   AtomicDirectory out(dir);
   PublishFile(JoinPath(out.path(), kModelWeightsFile), weights);
   PublishFile(JoinPath(out.path(), kModelMetadataFile), meta.dump(2) + "\n");
+  for (const auto& [file, contents] : extra_files) {
+    TENGEN_CHECK(file != kModelWeightsFile && file != kModelMetadataFile &&
+                     file.find('/') == std::string::npos,
+                 "bad extra model file name: " + file);
+    PublishFile(JoinPath(out.path(), file), contents);
+  }
   out.Commit();
 }
 

@@ -29,6 +29,7 @@
 // itself would accept a wrong shape).
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -59,7 +60,10 @@ class TorchModel {
   TorchModel& operator=(const TorchModel&) = delete;
 
   // Publishes the model as a new directory `dir` atomically; throws IoError if it exists.
-  void Save(const std::string& dir) const;
+  // `extra_files` (file name -> contents) are written into the same directory before it is
+  // published: the trainer's training.json, the exporter's export.json.
+  void Save(const std::string& dir,
+            const std::map<std::string, std::string>& extra_files = {}) const;
 
   const ModelConfig& config() const { return config_; }
   void set_name(const std::string& name) { config_.name = name; }

@@ -1,0 +1,59 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "pipeline/elo.h"
+
+namespace tengen::pipeline {
+namespace {
+
+TEST_CASE("elo: the logistic curve at known points") {
+  CHECK(EloFromScore(0.5) == doctest::Approx(0.0));
+  CHECK(EloFromScore(0.75) == doctest::Approx(190.848).epsilon(1e-5));
+  CHECK(EloFromScore(0.25) == doctest::Approx(-190.848).epsilon(1e-5));
+  CHECK(ExpectedScore(190.848) == doctest::Approx(0.75).epsilon(1e-5));
+  CHECK(ExpectedScore(0) == doctest::Approx(0.5));
+}
+
+TEST_CASE("elo: estimate and 95% interval of 60 wins and 40 losses") {
+  const EloEstimate e = EstimateElo({60, 40, 0});
+  // p = 0.6, per-game variance 0.24, se = 0.049: p in [0.504, 0.696] (hand-computed).
+  CHECK(e.elo == doctest::Approx(70.437).epsilon(1e-4));
+  CHECK(e.low == doctest::Approx(2.7669).epsilon(1e-3));
+  CHECK(e.high == doctest::Approx(143.909).epsilon(1e-4));
+}
+
+TEST_CASE("elo: draws count half and shrink the interval") {
+  const EloEstimate with_draws = EstimateElo({40, 40, 20});
+  CHECK(with_draws.elo == doctest::Approx(0.0));
+  const EloEstimate without = EstimateElo({50, 50, 0});
+  CHECK(with_draws.high - with_draws.low < without.high - without.low);
+}
+
+TEST_CASE("elo: a perfect or empty score stays finite") {
+  const EloEstimate all = EstimateElo({10, 0, 0});
+  CHECK(std::isfinite(all.elo));
+  CHECK(all.elo == doctest::Approx(EloFromScore(1 - 0.05)));
+  CHECK(all.low <= all.elo);
+  const EloEstimate none = EstimateElo({0, 0, 0});
+  CHECK(none.elo == 0);
+  CHECK(none.low == 0);
+}
+
+TEST_CASE("elo: SPRT accepts a clear winner, rejects a clear loser, waits otherwise") {
+  const SprtParams params;  // elo0 0, elo1 35, alpha = beta = 0.05
+  // 30 wins 10 losses: LLR = 2.4085 (hand-computed) < log(19) = 2.944: not yet; the same
+  // rate over 60 games is LLR 3.61: accept.
+  CHECK(SprtLogLikelihoodRatio({30, 10, 0}, 0, 35) == doctest::Approx(2.4085).epsilon(1e-4));
+  CHECK(Sprt({30, 10, 0}, params) == SprtDecision::kContinue);
+  CHECK(Sprt({45, 15, 0}, params) == SprtDecision::kAccept);
+  CHECK(Sprt({10, 30, 0}, params) == SprtDecision::kReject);
+  CHECK(Sprt({5, 5, 0}, params) == SprtDecision::kContinue);
+  CHECK(Sprt({0, 0, 0}, params) == SprtDecision::kContinue);
+  // All wins: the variance floor keeps the ratio finite, and it grows with the games.
+  CHECK(std::isfinite(SprtLogLikelihoodRatio({8, 0, 0}, 0, 35)));
+  CHECK(SprtLogLikelihoodRatio({16, 0, 0}, 0, 35) > SprtLogLikelihoodRatio({8, 0, 0}, 0, 35));
+}
+
+}  // namespace
+}  // namespace tengen::pipeline
