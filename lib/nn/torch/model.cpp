@@ -60,25 +60,6 @@ std::string ShapeText(const torch::Tensor& t) {
   return out.str();
 }
 
-torch::Device ParseDevice(const std::string& text) {
-  std::unique_ptr<torch::Device> device;
-  try {
-    device = std::make_unique<torch::Device>(text);
-  } catch (const c10::Error&) {
-    throw ConfigError("bad device '" + text + "': expected cpu, cuda or cuda:N");
-  }
-  if (device->is_cpu()) return *device;
-  if (!device->is_cuda()) throw ConfigError("unsupported device '" + text + "'");
-  if (!torch::cuda::is_available()) {
-    throw ConfigError("device '" + text + "': CUDA is not available in this build or machine");
-  }
-  if (device->has_index() && device->index() >= static_cast<int>(torch::cuda::device_count())) {
-    throw ConfigError("device '" + text + "': only " + std::to_string(torch::cuda::device_count()) +
-                      " CUDA devices");
-  }
-  return *device;
-}
-
 // Metadata fields, each a FormatError naming the file when missing or of the wrong type.
 template <typename T>
 T Field(const json& meta, const char* key, const std::string& path) {
@@ -178,6 +159,25 @@ void LoadWeights(const std::string& weights, const std::string& path, NetImpl* n
 }
 
 }  // namespace
+
+torch::Device ParseDevice(const std::string& text) {
+  std::unique_ptr<torch::Device> device;
+  try {
+    device = std::make_unique<torch::Device>(text);
+  } catch (const c10::Error&) {
+    throw ConfigError("bad device '" + text + "': expected cpu, cuda or cuda:N");
+  }
+  if (device->is_cpu()) return *device;
+  if (!device->is_cuda()) throw ConfigError("unsupported device '" + text + "'");
+  if (!torch::cuda::is_available()) {
+    throw ConfigError("device '" + text + "': CUDA is not available in this build or machine");
+  }
+  if (device->has_index() && device->index() >= static_cast<int>(torch::cuda::device_count())) {
+    throw ConfigError("device '" + text + "': only " + std::to_string(torch::cuda::device_count()) +
+                      " CUDA devices");
+  }
+  return *device;
+}
 
 TorchModel::TorchModel(const ModelConfig& config, std::shared_ptr<NetImpl> net)
     : config_(config), net_(std::move(net)) {}

@@ -241,7 +241,8 @@ NetOutput NetImpl::forward(const torch::Tensor& spatial, const torch::Tensor& gl
   const auto hidden = torch::relu(value_hidden(ValuePool(v, m)));
   out.value_logits = value_out(hidden);
   out.score = score_out(hidden).view({n});
-  out.ownership = (torch::tanh(ownership_out(v)) * m.mask).view({n, -1});
+  out.ownership_pretanh = (ownership_out(v) * m.mask).view({n, -1});
+  out.ownership = torch::tanh(out.ownership_pretanh);
   return out;
 }
 

@@ -108,10 +108,12 @@ class ResBlockImpl : public torch::nn::Module {
 TORCH_MODULE(ResBlock);
 
 struct NetOutput {
-  torch::Tensor policy_logits;  // [N][H*W + 1], pass last
-  torch::Tensor value_logits;   // [N][3]: win, loss, draw
-  torch::Tensor score;          // [N]
-  torch::Tensor ownership;      // [N][H*W] in [-1, 1]
+  torch::Tensor policy_logits;      // [N][H*W + 1], pass last
+  torch::Tensor value_logits;       // [N][3]: win, loss, draw
+  torch::Tensor score;              // [N]
+  torch::Tensor ownership;          // [N][H*W] in [-1, 1]
+  torch::Tensor ownership_pretanh;  // [N][H*W]: ownership = tanh of it (0 off the board), for
+                                    // a numerically stable ownership loss in training
 };
 
 class NetImpl : public torch::nn::Module {
@@ -158,6 +160,10 @@ class NetImpl : public torch::nn::Module {
   bool policy_folded_ = false;
 };
 TORCH_MODULE(Net);
+
+// "cpu", "cuda" or "cuda:N" as a torch device; ConfigError naming the text when it is malformed
+// or the device is not available (nn/torch/model.cpp).
+torch::Device ParseDevice(const std::string& text);
 
 // Copies every parameter and buffer of `from` into `to` (same architecture, any device and
 // dtype of `to`).

@@ -1,0 +1,496 @@
+#include "nn/torch/trainer.h"
+
+#include <ATen/autocast_mode.h>
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include <algorithm>
+#include <cmath>
+#include <new>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "nn/torch/distributed.h"
+#include "nn/torch/distributed_impl.h"
+#include "nn/torch/net.h"
+#include "util/error.h"
+
+namespace tengen::nn {
+namespace {
+
+// Loss coefficients (see trainer.h). KataGo's value and ownership weights are of this size;
+// the score term is small because score errors are in points.
+constexpr double kValueLossScale = 1.5;
+constexpr double kScoreLossScale = 0.02;
+constexpr double kScoreHuberDelta = 12.0;
+constexpr double kOwnershipLossScale = 1.5;
+// fp16 dynamic loss scaling, as torch's GradScaler does it.
+constexpr double kInitialLossScale = 65536.0;
+constexpr int kLossScaleGrowthInterval = 2000;
+
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+#define TENGEN_AUTOCAST_BY_DEVICE_TYPE 1
+#endif
+
+// Autocast on for one forward pass of one device type, restored (and the cast cache cleared)
+// on scope exit. libtorch 2.4 replaced the per-device functions with device-type arguments.
+class AutocastScope {
+ public:
+  AutocastScope(torch::ScalarType dtype, bool cuda)
+      : active_(dtype != torch::kFloat32), cuda_(cuda) {
+    if (!active_) return;
+#ifdef TENGEN_AUTOCAST_BY_DEVICE_TYPE
+    const auto type = cuda ? at::kCUDA : at::kCPU;
+    was_enabled_ = at::autocast::is_autocast_enabled(type);
+    old_dtype_ = at::autocast::get_autocast_dtype(type);
+    at::autocast::set_autocast_dtype(type, dtype);
+    at::autocast::set_autocast_enabled(type, true);
+#else
+    if (cuda) {
+      was_enabled_ = at::autocast::is_enabled();
+      old_dtype_ = at::autocast::get_autocast_gpu_dtype();
+      at::autocast::set_autocast_gpu_dtype(dtype);
+      at::autocast::set_enabled(true);
+    } else {
+      was_enabled_ = at::autocast::is_cpu_enabled();
+      old_dtype_ = at::autocast::get_autocast_cpu_dtype();
+      at::autocast::set_autocast_cpu_dtype(dtype);
+      at::autocast::set_cpu_enabled(true);
+    }
+#endif
+  }
+  ~AutocastScope() {
+    if (!active_) return;
+#ifdef TENGEN_AUTOCAST_BY_DEVICE_TYPE
+    const auto type = cuda_ ? at::kCUDA : at::kCPU;
+    at::autocast::set_autocast_enabled(type, was_enabled_);
+    at::autocast::set_autocast_dtype(type, old_dtype_);
+#else
+    if (cuda_) {
+      at::autocast::set_enabled(was_enabled_);
+      at::autocast::set_autocast_gpu_dtype(old_dtype_);
+    } else {
+      at::autocast::set_cpu_enabled(was_enabled_);
+      at::autocast::set_autocast_cpu_dtype(old_dtype_);
+    }
+#endif
+    at::autocast::clear_cache();
+  }
+  AutocastScope(const AutocastScope&) = delete;
+  AutocastScope& operator=(const AutocastScope&) = delete;
+
+ private:
+  bool active_;
+  bool cuda_;
+  bool was_enabled_ = false;
+  torch::ScalarType old_dtype_ = torch::kFloat32;
+};
+
+bool IsOutOfMemory(const std::exception& e) {
+  const std::string what = e.what();
+  return what.find("out of memory") != std::string::npos ||
+         what.find("can't allocate memory") != std::string::npos;
+}
+
+// The losses of one micro-batch, each summed over its rows (weighted), as fp32 scalars.
+struct LossTensors {
+  torch::Tensor policy, value, score, ownership, total, weight;
+};
+
+struct BatchTensors {
+  torch::Tensor spatial, global, policy, value, score, ownership, weight;
+};
+
+torch::Tensor FromVector(const std::vector<float>& v, std::vector<int64_t> sizes,
+                         const torch::Device& device) {
+  auto cpu = torch::from_blob(const_cast<float*>(v.data()), sizes, torch::kFloat32);
+  return device.is_cpu() ? cpu.clone() : cpu.to(device);
+}
+
+BatchTensors ToTensors(const TrainBatch& b, const torch::Device& device, bool channels_last) {
+  const int64_t n = b.size;
+  const int64_t l = b.pos_len;
+  TENGEN_CHECK(b.spatial.size() == static_cast<size_t>(n * b.num_spatial * l * l) &&
+                   b.policy.size() == static_cast<size_t>(n * (l * l + 1)) &&
+                   b.ownership.size() == static_cast<size_t>(n * l * l) &&
+                   b.weight.size() == static_cast<size_t>(n),
+               "train batch arrays do not match its shape");
+  BatchTensors t;
+  t.spatial = FromVector(b.spatial, {n, b.num_spatial, l, l}, device);
+  if (channels_last) t.spatial = t.spatial.contiguous(torch::MemoryFormat::ChannelsLast);
+  t.global = FromVector(b.global, {n, b.num_global}, device);
+  t.policy = FromVector(b.policy, {n, l * l + 1}, device);
+  t.value = FromVector(b.value, {n, 3}, device);
+  t.score = FromVector(b.score, {n}, device);
+  t.ownership = FromVector(b.ownership, {n, l * l}, device);
+  t.weight = FromVector(b.weight, {n}, device);
+  return t;
+}
+
+LossTensors ComputeLosses(const NetOutput& out, const BatchTensors& t) {
+  const int64_t n = t.weight.size(0);
+  LossTensors loss;
+  const auto policy_target = t.policy / t.policy.sum(1, true).clamp_min(1e-12);
+  const auto policy_rows =
+      -(policy_target * torch::log_softmax(out.policy_logits.to(torch::kFloat32), 1)).sum(1);
+  const auto value_rows =
+      -(t.value * torch::log_softmax(out.value_logits.to(torch::kFloat32), 1)).sum(1) *
+      kValueLossScale;
+  const auto error = (out.score.to(torch::kFloat32) - t.score).abs();
+  const auto huber = torch::where(error < kScoreHuberDelta, 0.5 * error * error,
+                                  kScoreHuberDelta * (error - 0.5 * kScoreHuberDelta));
+  const auto score_rows = huber * (kScoreLossScale / kScoreHuberDelta);
+  // Ownership: sigmoid(2z) = (1 + tanh z) / 2, on-board points only (plane 0 is the mask).
+  const auto mask = t.spatial.select(1, 0).reshape({n, -1});
+  const auto own_logits = 2.0 * out.ownership_pretanh.to(torch::kFloat32);
+  const auto own_target = (t.ownership + 1.0) * 0.5;
+  const auto bce =
+      torch::binary_cross_entropy_with_logits(own_logits, own_target, {}, {}, at::Reduction::None);
+  const auto ownership_rows =
+      (bce * mask).sum(1) / mask.sum(1).clamp_min(1.0) * kOwnershipLossScale;
+  loss.policy = (policy_rows * t.weight).sum();
+  loss.value = (value_rows * t.weight).sum();
+  loss.score = (score_rows * t.weight).sum();
+  loss.ownership = (ownership_rows * t.weight).sum();
+  loss.total = loss.policy + loss.value + loss.score + loss.ownership;
+  loss.weight = t.weight.sum();
+  return loss;
+}
+
+// [policy, value, score, ownership, total, weight, rows] as a float64 tensor to sum.
+torch::Tensor PackLosses(const LossTensors& l, int64_t rows) {
+  return torch::stack({l.policy.detach(), l.value.detach(), l.score.detach(), l.ownership.detach(),
+                       l.total.detach(), l.weight.detach(),
+                       torch::full({}, static_cast<double>(rows), l.total.options())})
+      .to(torch::kFloat64);
+}
+
+LossSums UnpackLosses(const torch::Tensor& packed) {
+  const torch::Tensor cpu = packed.to(torch::kCPU).contiguous();
+  const double* v = cpu.data_ptr<double>();
+  LossSums s;
+  s.policy = v[0];
+  s.value = v[1];
+  s.score = v[2];
+  s.ownership = v[3];
+  s.total = v[4];
+  s.weight = v[5];
+  s.rows = static_cast<int64_t>(std::llround(v[6]));
+  return s;
+}
+
+torch::ScalarType PrecisionType(const std::string& precision, const torch::Device& device) {
+  if (precision == "fp32") return torch::kFloat32;
+  if (precision == "bf16") return torch::kBFloat16;
+  if (precision == "fp16") {
+    if (device.is_cpu()) {
+      throw ConfigError("precision fp16 needs a CUDA device (CPU autocast supports bf16 only)");
+    }
+    return torch::kFloat16;
+  }
+  throw ConfigError("bad precision '" + precision + "': expected fp32, bf16 or fp16");
+}
+
+}  // namespace
+
+void LossSums::Add(const LossSums& other) {
+  policy += other.policy;
+  value += other.value;
+  score += other.score;
+  ownership += other.ownership;
+  total += other.total;
+  weight += other.weight;
+  rows += other.rows;
+}
+
+struct NetTrainer::Impl {
+  ModelConfig config;
+  TrainerOptions options;
+  torch::Device device{torch::kCPU};
+  torch::ScalarType autocast_dtype = torch::kFloat32;
+  ProcessGroup* group = nullptr;
+  std::shared_ptr<NetImpl> net;
+  std::vector<torch::Tensor> decay_params;     // convolution and linear weights
+  std::vector<torch::Tensor> no_decay_params;  // biases, norms
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  int micro_batch = 0;
+  int64_t steps = 0;
+  double loss_scale = 1.0;
+  int64_t good_steps_since_growth = 0;
+  int64_t skipped_steps = 0;
+
+  bool distributed() const { return group != nullptr && group->world_size() > 1; }
+  std::vector<torch::Tensor> AllParams() const {
+    std::vector<torch::Tensor> all = decay_params;
+    all.insert(all.end(), no_decay_params.begin(), no_decay_params.end());
+    return all;
+  }
+  std::vector<torch::Tensor> Buffers() const { return net->buffers(); }
+
+  void BuildOptimizer();
+  void SetStepHyperparameters(double lr_per_sample, int64_t global_rows);
+  torch::Tensor AccumulateGradients(const TrainBatch& batch, int micro);
+  bool FinishGradients();
+};
+
+void NetTrainer::Impl::BuildOptimizer() {
+  using torch::optim::OptimizerParamGroup;
+  std::vector<OptimizerParamGroup> groups;
+  if (options.optimizer == "sgd") {
+    groups.emplace_back(decay_params, std::make_unique<torch::optim::SGDOptions>(
+                                          torch::optim::SGDOptions(0).momentum(options.momentum)));
+    groups.emplace_back(no_decay_params,
+                        std::make_unique<torch::optim::SGDOptions>(
+                            torch::optim::SGDOptions(0).momentum(options.momentum)));
+    optimizer = std::make_unique<torch::optim::SGD>(std::move(groups), torch::optim::SGDOptions(0));
+  } else if (options.optimizer == "adamw") {
+    groups.emplace_back(decay_params,
+                        std::make_unique<torch::optim::AdamWOptions>(
+                            torch::optim::AdamWOptions(0).weight_decay(options.weight_decay)));
+    groups.emplace_back(no_decay_params, std::make_unique<torch::optim::AdamWOptions>(
+                                             torch::optim::AdamWOptions(0).weight_decay(0)));
+    optimizer =
+        std::make_unique<torch::optim::AdamW>(std::move(groups), torch::optim::AdamWOptions(0));
+  } else {
+    throw ConfigError("bad optimizer '" + options.optimizer + "': expected sgd or adamw");
+  }
+}
+
+// SGD: lr per sample on a summed gradient; L2 per sample, so scaled by the rows summed.
+// AdamW normalises the gradient's scale away, so its step size is lr per sample x rows.
+void NetTrainer::Impl::SetStepHyperparameters(double lr_per_sample, int64_t global_rows) {
+  auto& groups = optimizer->param_groups();
+  const double rows = static_cast<double>(global_rows);
+  if (options.optimizer == "sgd") {
+    for (size_t i = 0; i < groups.size(); ++i) {
+      auto& o = static_cast<torch::optim::SGDOptions&>(groups[i].options());
+      o.lr(lr_per_sample);
+      o.weight_decay(i == 0 ? options.weight_decay * rows : 0.0);
+    }
+  } else {
+    for (auto& param_group : groups) {
+      static_cast<torch::optim::AdamWOptions&>(param_group.options()).lr(lr_per_sample * rows);
+    }
+  }
+}
+
+// Forward and backward over `batch` in micro-batches of `micro` rows; returns the packed loss
+// sums. Throws (the caller halves) on out-of-memory.
+torch::Tensor NetTrainer::Impl::AccumulateGradients(const TrainBatch& batch, int micro) {
+  optimizer->zero_grad();
+  torch::Tensor sums = torch::zeros({7}, torch::kFloat64);
+  for (int begin = 0; begin < batch.size; begin += micro) {
+    const int end = std::min(batch.size, begin + micro);
+    if (options.simulate_oom_above > 0 && end - begin > options.simulate_oom_above) {
+      throw std::runtime_error("simulated out of memory for a micro-batch of " +
+                               std::to_string(end - begin) + " rows");
+    }
+    const TrainBatch part = batch.Slice(begin, end);
+    const BatchTensors t = ToTensors(part, device, options.channels_last);
+    LossTensors loss;
+    {
+      AutocastScope autocast(autocast_dtype, device.is_cuda());
+      const NetOutput out = net->forward(t.spatial, t.global);
+      loss = ComputeLosses(out, t);
+    }
+    (loss_scale != 1.0 ? loss.total * loss_scale : loss.total).backward();
+    sums += PackLosses(loss, part.size).to(torch::kCPU);
+  }
+  return sums;
+}
+
+// All-reduces the gradients, unscales fp16 ones, and clips. False when they are not finite
+// (fp16 overflow): the step is skipped and the loss scale halved.
+bool NetTrainer::Impl::FinishGradients() {
+  std::vector<torch::Tensor> grads;
+  for (torch::Tensor& p : AllParams()) {
+    if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+    grads.push_back(p.grad());
+  }
+  if (distributed()) AllReduceSumFlat(*group, grads);
+  if (loss_scale != 1.0) {
+    torch::NoGradGuard no_grad;
+    bool finite = true;
+    for (torch::Tensor& g : grads) {
+      g.mul_(1.0 / loss_scale);
+      finite = finite && torch::isfinite(g).all().item<bool>();
+    }
+    if (!finite) {
+      loss_scale = std::max(1.0, loss_scale / 2);
+      good_steps_since_growth = 0;
+      ++skipped_steps;
+      return false;
+    }
+    if (++good_steps_since_growth >= kLossScaleGrowthInterval) {
+      loss_scale *= 2;
+      good_steps_since_growth = 0;
+    }
+  }
+  if (options.grad_clip_norm > 0) {
+    torch::nn::utils::clip_grad_norm_(AllParams(), options.grad_clip_norm);
+  }
+  return true;
+}
+
+NetTrainer::NetTrainer(const TorchModel& start, const TrainerOptions& options, ProcessGroup* group)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.config = start.config();
+  m.options = options;
+  m.device = ParseDevice(options.device);
+  m.autocast_dtype = PrecisionType(options.precision, m.device);
+  if (options.precision == "fp16") m.loss_scale = kInitialLossScale;
+  if (options.micro_batch < 0) throw ConfigError("micro batch must be >= 0");
+  m.micro_batch = options.micro_batch;
+  if (options.intra_op_threads > 0) torch::set_num_threads(options.intra_op_threads);
+  m.group = group;
+  m.net = std::make_shared<NetImpl>(m.config);
+  CopyNetState(*start.net(), m.net.get());
+  m.net->to(m.device);
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& param : m.net->parameters()) {
+      if (options.channels_last && param.dim() == 4) {
+        param.set_data(param.contiguous(torch::MemoryFormat::ChannelsLast));
+      }
+    }
+  }
+  for (auto& item : m.net->named_parameters()) {
+    (item.value().dim() >= 2 ? m.decay_params : m.no_decay_params).push_back(item.value());
+  }
+  m.net->train();
+  if (m.distributed()) {
+    BroadcastFlat(*group, m.AllParams());
+    BroadcastFlat(*group, m.Buffers());
+  }
+  m.BuildOptimizer();
+}
+
+NetTrainer::~NetTrainer() = default;
+
+LossSums NetTrainer::Step(const TrainBatch& batch, int64_t global_rows, double lr_per_sample) {
+  Impl& m = *impl_;
+  TENGEN_CHECK(batch.size > 0, "empty training batch");
+  if (m.micro_batch <= 0 || m.micro_batch > batch.size) m.micro_batch = batch.size;
+  torch::Tensor sums;
+  while (true) {
+    try {
+      sums = m.AccumulateGradients(batch, m.micro_batch);
+      break;
+    } catch (const std::exception& e) {
+      if (!IsOutOfMemory(e) && dynamic_cast<const std::bad_alloc*>(&e) == nullptr) throw;
+      if (m.micro_batch <= 1) {
+        throw Error(std::string("out of memory with a micro-batch of 1 row: ") + e.what());
+      }
+      m.optimizer->zero_grad();
+      m.micro_batch = std::max(1, m.micro_batch / 2);
+    }
+  }
+  if (m.distributed()) AllReduceSum(*m.group, sums);
+  if (m.FinishGradients()) {
+    m.SetStepHyperparameters(lr_per_sample, global_rows);
+    m.optimizer->step();
+  }
+  ++m.steps;
+  return UnpackLosses(sums);
+}
+
+LossSums NetTrainer::Evaluate(const TrainBatch& batch) {
+  Impl& m = *impl_;
+  torch::NoGradGuard no_grad;
+  m.net->eval();
+  LossSums sums;
+  const int micro = m.micro_batch > 0 ? m.micro_batch : batch.size;
+  for (int begin = 0; begin < batch.size; begin += micro) {
+    const TrainBatch part = batch.Slice(begin, std::min(batch.size, begin + micro));
+    const BatchTensors t = ToTensors(part, m.device, m.options.channels_last);
+    AutocastScope autocast(m.autocast_dtype, m.device.is_cuda());
+    const NetOutput out = m.net->forward(t.spatial, t.global);
+    sums.Add(UnpackLosses(PackLosses(ComputeLosses(out, t), part.size)));
+  }
+  m.net->train();
+  return sums;
+}
+
+int NetTrainer::micro_batch() const { return impl_->micro_batch; }
+int64_t NetTrainer::steps() const { return impl_->steps; }
+double NetTrainer::loss_scale() const { return impl_->loss_scale; }
+int64_t NetTrainer::skipped_steps() const { return impl_->skipped_steps; }
+
+void NetTrainer::SyncRunningStats() {
+  Impl& m = *impl_;
+  if (!m.distributed()) return;
+  std::vector<torch::Tensor> stats;
+  for (auto& item : m.net->named_buffers()) {
+    if (item.value().is_floating_point()) stats.push_back(item.value());
+  }
+  AllReduceSumFlat(*m.group, stats);
+  torch::NoGradGuard no_grad;
+  for (torch::Tensor& t : stats) t.div_(m.group->world_size());
+}
+
+std::string NetTrainer::SaveState() const {
+  const Impl& m = *impl_;
+  torch::serialize::OutputArchive archive;
+  for (const auto& [name, tensor] : m.net->NamedState()) {
+    archive.write("net/" + name, tensor.detach().to(torch::kCPU).contiguous());
+  }
+  torch::serialize::OutputArchive optimizer;
+  m.optimizer->save(optimizer);
+  archive.write("optimizer", optimizer);
+  const auto i64 = torch::TensorOptions().dtype(torch::kInt64);
+  archive.write("steps", torch::full({1}, m.steps, i64));
+  archive.write("micro_batch", torch::full({1}, static_cast<int64_t>(m.micro_batch), i64));
+  archive.write("skipped_steps", torch::full({1}, m.skipped_steps, i64));
+  archive.write("good_steps_since_growth", torch::full({1}, m.good_steps_since_growth, i64));
+  archive.write("loss_scale",
+                torch::full({1}, m.loss_scale, torch::TensorOptions().dtype(torch::kFloat64)));
+  std::ostringstream out;
+  archive.save_to(out);
+  return out.str();
+}
+
+void NetTrainer::LoadState(const std::string& bytes, const std::string& what) {
+  Impl& m = *impl_;
+  try {
+    torch::serialize::InputArchive archive;
+    archive.load_from(bytes.data(), bytes.size());
+    torch::NoGradGuard no_grad;
+    for (auto& [name, tensor] : m.net->NamedState()) {
+      torch::Tensor saved;
+      archive.read("net/" + name, saved);
+      if (saved.sizes() != tensor.sizes()) {
+        throw FormatError(what + ": tensor " + name + " has the wrong shape for " +
+                          m.config.Architecture());
+      }
+      tensor.copy_(saved);
+    }
+    torch::serialize::InputArchive optimizer;
+    archive.read("optimizer", optimizer);
+    m.optimizer->load(optimizer);
+    const auto read_scalar = [&](const char* key) {
+      torch::Tensor t;
+      archive.read(key, t);
+      return t;
+    };
+    m.steps = read_scalar("steps").item<int64_t>();
+    m.micro_batch = static_cast<int>(read_scalar("micro_batch").item<int64_t>());
+    m.skipped_steps = read_scalar("skipped_steps").item<int64_t>();
+    m.good_steps_since_growth = read_scalar("good_steps_since_growth").item<int64_t>();
+    m.loss_scale = read_scalar("loss_scale").item<double>();
+  } catch (const c10::Error& e) {
+    throw FormatError(what + ": not a trainer state of " + m.config.Architecture() + ": " +
+                      e.what_without_backtrace());
+  }
+}
+
+std::unique_ptr<TorchModel> NetTrainer::Snapshot(const std::string& name) const {
+  ModelConfig config = impl_->config;
+  config.name = name;
+  auto model = TorchModel::Create(config, 0);
+  CopyNetState(*impl_->net, model->net().get());
+  return model;
+}
+
+}  // namespace tengen::nn

@@ -1,0 +1,667 @@
+#include "pipeline/trainer.h"
+
+#include <algorithm>
+#include <boost/filesystem.hpp>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "nn/model_config.h"
+#include "nn/torch/distributed.h"
+#include "nn/torch/model.h"
+#include "pipeline/base_dir.h"
+#include "pipeline/heartbeat.h"
+#include "pipeline/torch_loader.h"
+#include "pipeline/train_data.h"
+#include "util/error.h"
+#include "util/publish.h"
+#include "util/rng.h"
+
+namespace tengen::pipeline {
+namespace {
+
+namespace fs = boost::filesystem;
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// KataGo's per-sample learning rate before lr_scale and warm-up.
+constexpr double kBaseLearningRate = 3e-5;
+constexpr int kCheckpointsKept = 2;
+constexpr char kCheckpointPrefix[] = "ckpt-";
+constexpr char kTrainerStateFile[] = "trainer.pt";
+constexpr char kStateFile[] = "state.json";
+
+std::string CheckpointsDir(const std::string& train_dir) { return train_dir + "/checkpoints"; }
+
+std::string ExportDir(const TrainerProgramOptions& o) {
+  if (o.export_mode == "main") return TorchModelsToExportDir(o.base_dir);
+  if (o.export_mode == "extra") return TorchModelsToExportDir(o.base_dir) + "_extra";
+  return "";
+}
+
+std::string SnapshotName(const TrainerProgramOptions& o, int64_t samples, int64_t rows) {
+  return o.run_name + "-" + o.training_name + "-s" + std::to_string(samples) + "-d" +
+         std::to_string(rows);
+}
+
+std::string UtcNow() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+std::string Fixed(double value, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.*f", digits, value);
+  return text;
+}
+
+// Checkpoint directories, oldest first (names sort by samples, then creation time).
+std::vector<std::string> ListCheckpoints(const std::string& train_dir) {
+  std::vector<std::string> names;
+  for (const std::string& name : ListPublished(CheckpointsDir(train_dir))) {
+    if (name.rfind(kCheckpointPrefix, 0) == 0) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void WriteCheckpoint(const std::string& train_dir, const nn::NetTrainer& trainer,
+                     const TrainState& state, Logger& logger) {
+  const std::string dir = CheckpointsDir(train_dir);
+  EnsureDirectory(dir);
+  char samples[32];
+  std::snprintf(samples, sizeof(samples), "%015lld", static_cast<long long>(state.samples));
+  const std::string path = dir + "/" + kCheckpointPrefix + samples + "-" + UniqueFileStem();
+  AtomicDirectory out(path);
+  PublishFile(out.path() + "/" + kTrainerStateFile, trainer.SaveState());
+  PublishFile(out.path() + "/" + kStateFile, state.ToJson());
+  out.Commit();
+  const std::vector<std::string> all = ListCheckpoints(train_dir);
+  for (size_t i = 0; i + kCheckpointsKept < all.size(); ++i) {
+    boost::system::error_code error;
+    fs::remove_all(dir + "/" + all[i], error);
+  }
+  logger.Info("checkpoint " + path + " (" + std::to_string(state.samples) + " samples" +
+              (state.in_epoch
+                   ? ", epoch in progress at step " + std::to_string(state.epoch_steps_done) + "/" +
+                         std::to_string(state.epoch_steps)
+                   : "") +
+              ")");
+}
+
+void WriteSnapshot(const TrainerProgramOptions& o, const nn::NetTrainer& trainer,
+                   const TrainState& state, const std::string& checkpoint, Logger& logger) {
+  const std::string export_dir = ExportDir(o);
+  if (export_dir.empty()) return;
+  const std::string name = SnapshotName(o, state.samples, state.total_rows);
+  const std::string path = export_dir + "/" + name;
+  boost::system::error_code error;
+  if (fs::exists(path, error)) {
+    logger.Info("snapshot " + path + " exists already; not written again");
+    return;
+  }
+  EnsureDirectory(export_dir);
+  json meta;
+  meta["format"] = "tengen-snapshot";
+  meta["run"] = o.run_name;
+  meta["training_name"] = o.training_name;
+  meta["samples"] = state.samples;
+  meta["rows"] = state.total_rows;
+  meta["checkpoint"] = checkpoint;
+  meta["created_utc"] = UtcNow();
+  trainer.Snapshot(name)->Save(path, {{"training.json", meta.dump(2) + "\n"}});
+  logger.Info("snapshot " + path);
+}
+
+void AppendMetrics(const std::string& train_dir, const json& line) {
+  EnsureDirectory(train_dir);
+  std::ofstream out(train_dir + "/metrics.jsonl", std::ios::app);
+  out << line.dump() << "\n";
+  out.flush();
+  if (!out) throw IoError("cannot append to " + train_dir + "/metrics.jsonl");
+}
+
+// What rank 0 decided for the next round, as every rank receives it.
+struct Decision {
+  std::string action;  // "train", "wait", "stop"
+  std::string reason;
+  std::vector<std::string> files;
+  int64_t epoch = 0;
+  int64_t steps = 0;
+  int64_t skip = 0;
+  uint64_t seed = 0;
+
+  std::string ToJson() const {
+    return json{{"action", action},
+                {"reason", reason},
+                {"files", files},
+                {"epoch", epoch},
+                {"steps", steps},
+                {"skip", skip},
+                {"seed", std::to_string(seed)}}
+        .dump();
+  }
+  static Decision FromJson(const std::string& text) {
+    const json j = json::parse(text);
+    Decision d;
+    d.action = j.at("action").get<std::string>();
+    d.reason = j.at("reason").get<std::string>();
+    d.files = j.at("files").get<std::vector<std::string>>();
+    d.epoch = j.at("epoch").get<int64_t>();
+    d.steps = j.at("steps").get<int64_t>();
+    d.skip = j.at("skip").get<int64_t>();
+    d.seed = std::stoull(j.at("seed").get<std::string>());
+    return d;
+  }
+};
+
+// Content keys of files, computed once per (path, size, mtime).
+class KeyCache {
+ public:
+  std::string Key(const std::string& path) {
+    boost::system::error_code error;
+    const auto size = fs::file_size(path, error);
+    const auto mtime = fs::last_write_time(path, error);
+    auto& entry = cache_[path];
+    if (entry.key.empty() || entry.size != size || entry.mtime != mtime) {
+      entry = {FileContentKey(path), size, mtime};
+    }
+    return entry.key;
+  }
+
+ private:
+  struct Entry {
+    std::string key;
+    uintmax_t size = 0;
+    std::time_t mtime = 0;
+  };
+  std::map<std::string, Entry> cache_;
+};
+
+class TrainerLoop {
+ public:
+  TrainerLoop(const TrainerProgramOptions& options, Logger& logger, const StopToken& stop)
+      : o_(options),
+        logger_(logger),
+        stop_(stop),
+        train_dir_(TrainDir(options.base_dir, options.training_name)),
+        heartbeat_(StatusDir(options.base_dir), "trainer", options.heartbeat_interval) {
+    bucket_.per_new_data = o_.max_train_bucket_per_new_data;
+    bucket_.max_size = o_.max_train_bucket_size;
+    bucket_.samples_per_epoch = o_.samples_per_epoch;
+  }
+
+  TrainerResult Run();
+
+ private:
+  bool rank0() const { return group_ == nullptr || group_->rank() == 0; }
+  int rank() const { return group_ == nullptr ? 0 : group_->rank(); }
+  int world() const { return group_ == nullptr ? 1 : group_->world_size(); }
+  bool AnyStop() {
+    const bool local = stop_.stop_requested();
+    return group_ == nullptr ? local : group_->AnyTrue(local);
+  }
+  void Start();
+  Decision Decide();
+  std::optional<Decision> PlanNewEpoch(Decision* waiting);
+  // Trains the decided epoch; false when a stop request interrupted it.
+  bool TrainEpoch(const Decision& d);
+  void Beat(const std::string& what, bool force = false);
+  void WaitPoll();
+
+  const TrainerProgramOptions& o_;
+  Logger& logger_;
+  const StopToken& stop_;
+  std::string train_dir_;
+  BucketOptions bucket_;
+  Heartbeat heartbeat_;
+  std::unique_ptr<nn::ProcessGroup> group_;
+  std::unique_ptr<nn::NetTrainer> trainer_;
+  TrainState state_;
+  KeyCache keys_;
+  std::string last_checkpoint_;
+  std::string last_shuffle_;
+  double samples_per_second_ = 0;
+  int64_t steps_total_ = 0;  // optimizer steps of this instance
+  nn::LossSums last_epoch_;
+};
+
+void TrainerLoop::Start() {
+  const nn::DistributedConfig dist = nn::DistributedConfigFromEnvironment(o_.rendezvous_file);
+  nn::TrainerOptions net_options = o_.net;
+  net_options.device = nn::RankDevice(o_.net.device, dist);
+  net_options.precision = ResolvePrecision(o_.net.precision, net_options.device);
+  if (dist.world_size > 1) {
+    if (o_.batch_size % dist.world_size != 0) {
+      throw ConfigError("batch_size " + std::to_string(o_.batch_size) +
+                        " cannot be split evenly over " + std::to_string(dist.world_size) +
+                        " ranks");
+    }
+    logger_.Info("joining rank " + std::to_string(dist.rank) + " of " +
+                 std::to_string(dist.world_size));
+    group_ = nn::ProcessGroup::Create(dist, net_options.device);
+    logger_.Info("process group up (" + group_->backend() + ")");
+  }
+  if (rank0()) EnsureDirectory(train_dir_);
+
+  nn::ModelConfig config;
+  nn::ParseArchitecture(o_.model_kind, &config);
+  config.pos_len = o_.pos_len;
+  config.name = o_.run_name + "-" + o_.training_name;
+  const std::vector<std::string> checkpoints = ListCheckpoints(train_dir_);
+  if (!checkpoints.empty()) {
+    const std::string dir = CheckpointsDir(train_dir_) + "/" + checkpoints.back();
+    state_ = TrainState::FromJson(ReadFile(dir + "/" + kStateFile), dir + "/" + kStateFile);
+    trainer_ = std::make_unique<nn::NetTrainer>(*nn::TorchModel::Create(config, 0), net_options,
+                                                group_.get());
+    trainer_->LoadState(ReadFile(dir + "/" + kTrainerStateFile), dir + "/" + kTrainerStateFile);
+    last_checkpoint_ = dir;
+    logger_.Info("resuming from " + dir + ": " + std::to_string(state_.samples) + " samples, " +
+                 std::to_string(state_.epochs) + " epochs, bucket " +
+                 Fixed(state_.bucket_level, 0) +
+                 (state_.in_epoch
+                      ? ", finishing an epoch at step " + std::to_string(state_.epoch_steps_done) +
+                            "/" + std::to_string(state_.epoch_steps)
+                      : ""));
+    return;
+  }
+  // Every rank draws the same seed only if one was given; otherwise rank 0's is broadcast.
+  uint64_t seed = SeedOrFresh(static_cast<int64_t>(o_.seed));
+  if (group_ != nullptr) seed = std::stoull(group_->BroadcastString(std::to_string(seed)));
+  state_ = FreshTrainState(bucket_, seed);
+  std::unique_ptr<nn::TorchModel> start;
+  if (!o_.initial_model.empty()) {
+    start = nn::TorchModel::Load(o_.initial_model);
+    if (start->config().Architecture() != config.Architecture()) {
+      throw ConfigError("initial_model " + o_.initial_model + " is " +
+                        start->config().Architecture() + ", not model_kind " + o_.model_kind);
+    }
+    logger_.Info("starting from " + o_.initial_model);
+  } else {
+    start = nn::TorchModel::Create(config, seed);
+    logger_.Info("starting from fresh " + o_.model_kind + " weights (seed " + std::to_string(seed) +
+                 ")");
+  }
+  trainer_ = std::make_unique<nn::NetTrainer>(*start, net_options, group_.get());
+}
+
+std::optional<Decision> TrainerLoop::PlanNewEpoch(Decision* waiting) {
+  const std::optional<ShuffleDir> shuffle = FindNewestShuffle(o_.base_dir, logger_);
+  if (!shuffle) {
+    waiting->reason = "no shuffled data yet in " + ShuffledDataDir(o_.base_dir);
+    return std::nullopt;
+  }
+  if (shuffle->name != last_shuffle_) {
+    const double credit = CreditNewRows(state_, shuffle->total_rows, bucket_, logger_);
+    logger_.Info("shuffle " + shuffle->name + ": " + std::to_string(shuffle->total_rows) +
+                 " rows in total, " + std::to_string(shuffle->files.size()) + " files; bucket +" +
+                 Fixed(credit, 0) + " = " + Fixed(state_.bucket_level, 0));
+    last_shuffle_ = shuffle->name;
+  }
+  std::vector<int64_t> rows;
+  std::vector<std::string> keys;
+  std::set<std::string> used(state_.used_files.begin(), state_.used_files.end());
+  for (const std::string& file : shuffle->files) {
+    try {
+      rows.push_back(data::CountShardRows(file));
+      keys.push_back(o_.no_repeat_files ? keys_.Key(file) : file);
+    } catch (const std::exception& e) {
+      logger_.Warning("skipping training file " + file + ": " + e.what());
+      rows.push_back(0);
+      keys.push_back(file);
+    }
+  }
+  TrainState trial = state_;
+  if (!TrySpendEpoch(trial, bucket_)) {
+    waiting->reason = "train bucket limited (" + Fixed(state_.bucket_level, 0) + " < " +
+                      std::to_string(o_.samples_per_epoch) + " samples)";
+    waiting->action = o_.stop_when_train_bucket_limited ? "stop" : "wait";
+    return std::nullopt;
+  }
+  int64_t steps = std::max<int64_t>(1, o_.samples_per_epoch / o_.batch_size);
+  const std::vector<std::string> files =
+      PlanEpochFiles(shuffle->files, rows, used, keys, o_.no_repeat_files, o_.batch_size,
+                     state_.seed, state_.epochs, &steps);
+  if (steps == 0) {
+    waiting->reason = o_.no_repeat_files ? "every file of " + shuffle->name + " has been used"
+                                         : "no file of " + shuffle->name + " holds a whole batch";
+    waiting->action = o_.quit_if_no_data ? "stop" : "wait";
+    return std::nullopt;
+  }
+  state_ = trial;
+  if (o_.no_repeat_files) {
+    // Keys of older shuffles can never match again: keep only this shuffle's.
+    std::set<std::string> current(keys.begin(), keys.end());
+    std::vector<std::string> kept;
+    for (const std::string& key : state_.used_files) {
+      if (current.count(key) > 0) kept.push_back(key);
+    }
+    for (const std::string& file : files) {
+      const size_t i = static_cast<size_t>(
+          std::find(shuffle->files.begin(), shuffle->files.end(), file) - shuffle->files.begin());
+      kept.push_back(keys[i]);
+    }
+    state_.used_files = kept;
+  }
+  state_.in_epoch = true;
+  state_.epoch_files = files;
+  state_.epoch_steps = steps;
+  state_.epoch_steps_done = 0;
+  Decision d;
+  d.action = "train";
+  return d;
+}
+
+Decision TrainerLoop::Decide() {
+  Decision d;
+  if (stop_.stop_requested()) {
+    d.action = "stop";
+    d.reason = "stop requested";
+    return d;
+  }
+  if (!state_.in_epoch) {
+    Decision waiting;
+    waiting.action = "wait";
+    if (!PlanNewEpoch(&waiting)) {
+      if (waiting.action == "wait" && o_.quit_if_no_data &&
+          waiting.reason.rfind("no shuffled", 0) == 0) {
+        waiting.action = "stop";
+      }
+      return waiting;
+    }
+  }
+  d.action = "train";
+  d.files = state_.epoch_files;
+  d.epoch = state_.epochs;
+  d.steps = state_.epoch_steps;
+  d.skip = state_.epoch_steps_done;
+  d.seed = state_.seed;
+  return d;
+}
+
+void TrainerLoop::Beat(const std::string& what, bool force) {
+  if (!rank0()) return;
+  HeartbeatInfo info;
+  info.state = what;
+  info.texts = {{"training_name", o_.training_name}, {"last_checkpoint", last_checkpoint_}};
+  info.counters = {{"samples", static_cast<double>(state_.samples)},
+                   {"epochs", static_cast<double>(state_.epochs)},
+                   {"bucket", state_.bucket_level},
+                   {"rows", static_cast<double>(state_.total_rows)},
+                   {"samples_per_second", samples_per_second_},
+                   {"ranks", static_cast<double>(world())}};
+  if (last_epoch_.weight > 0) {
+    info.counters.emplace_back("policy_loss", last_epoch_.policy / last_epoch_.weight);
+    info.counters.emplace_back("value_loss", last_epoch_.value / last_epoch_.weight);
+  }
+  try {
+    heartbeat_.Beat(info, force);
+  } catch (const std::exception& e) {
+    logger_.Warning(std::string("heartbeat: ") + e.what());
+  }
+}
+
+void TrainerLoop::WaitPoll() {
+  const auto wake = Clock::now() + o_.poll_interval;
+  while (!stop_.stop_requested() && Clock::now() < wake) {
+    Beat("waiting");
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
+bool TrainerLoop::TrainEpoch(const Decision& d) {
+  EpochBatches batches(d.files, o_.batch_size, rank(), world(), d.seed, d.epoch);
+  batches.Skip(d.skip, logger_);
+  if (rank0()) {
+    logger_.Info("epoch " + std::to_string(d.epoch + 1) + ": " + std::to_string(d.steps) +
+                 " steps of " + std::to_string(o_.batch_size) + " from " +
+                 std::to_string(d.files.size()) + " files" +
+                 (d.skip > 0 ? ", resuming at step " + std::to_string(d.skip) : ""));
+  }
+  nn::LossSums epoch_sums;
+  const auto start = Clock::now();
+  auto last_progress = start;
+  int64_t steps_this_run = 0;
+  int64_t step = d.skip;
+  nn::TrainBatch batch;
+  while (step < d.steps) {
+    const bool step_limit =
+        o_.max_steps_this_instance > 0 && steps_total_ >= o_.max_steps_this_instance;
+    if (step_limit || AnyStop()) {
+      if (step_limit && rank0()) logger_.Info("max_steps_this_instance reached");
+      state_.in_epoch = true;
+      trainer_->SyncRunningStats();
+      if (rank0()) WriteCheckpoint(train_dir_, *trainer_, state_, logger_);
+      return false;
+    }
+    const bool have = batches.Next(&batch, logger_);
+    if (group_ != nullptr ? group_->AnyTrue(!have) : !have) {
+      logger_.Warning("epoch plan ran out of readable rows at step " + std::to_string(step) +
+                      " of " + std::to_string(d.steps));
+      break;
+    }
+    const int micro_before = trainer_->micro_batch();
+    const nn::LossSums sums =
+        trainer_->Step(batch, o_.batch_size, LearningRate(o_, state_.samples));
+    if (trainer_->micro_batch() < micro_before) {
+      logger_.Warning("out of memory: micro-batch halved to " +
+                      std::to_string(trainer_->micro_batch()));
+    }
+    epoch_sums.Add(sums);
+    state_.samples += o_.batch_size;
+    state_.epoch_steps_done = ++step;
+    ++steps_this_run;
+    ++steps_total_;
+    const auto now = Clock::now();
+    const double seconds = std::chrono::duration<double>(now - start).count();
+    samples_per_second_ = static_cast<double>(steps_this_run * o_.batch_size) / seconds;
+    if (rank0() && now - last_progress >= o_.progress_interval) {
+      last_progress = now;
+      const double eta =
+          static_cast<double>(d.steps - step) * o_.batch_size / std::max(samples_per_second_, 1e-9);
+      logger_.Info("step " + std::to_string(step) + "/" + std::to_string(d.steps) + ", " +
+                   Fixed(samples_per_second_, 0) + " samples/s, ETA " + Fixed(eta, 0) +
+                   " s, loss " + Fixed(epoch_sums.total / std::max(epoch_sums.weight, 1e-9), 4));
+    }
+    Beat("training");
+  }
+  state_.in_epoch = false;
+  state_.epoch_files.clear();
+  state_.epoch_steps_done = 0;
+  state_.epoch_steps = 0;
+  ++state_.epochs;
+  last_epoch_ = epoch_sums;
+  trainer_->SyncRunningStats();
+  if (rank0()) {
+    const double w = std::max(epoch_sums.weight, 1e-9);
+    json line{{"time_utc", UtcNow()},
+              {"epoch", state_.epochs},
+              {"samples", state_.samples},
+              {"rows", state_.total_rows},
+              {"steps", steps_this_run},
+              {"lr", LearningRate(o_, state_.samples)},
+              {"bucket", state_.bucket_level},
+              {"samples_per_second", samples_per_second_},
+              {"micro_batch", trainer_->micro_batch()},
+              {"loss_policy", epoch_sums.policy / w},
+              {"loss_value", epoch_sums.value / w},
+              {"loss_score", epoch_sums.score / w},
+              {"loss_ownership", epoch_sums.ownership / w},
+              {"loss_total", epoch_sums.total / w}};
+    AppendMetrics(train_dir_, line);
+    logger_.Info("epoch " + std::to_string(state_.epochs) + " done: " + line.dump());
+    WriteCheckpoint(train_dir_, *trainer_, state_, logger_);
+    last_checkpoint_ = CheckpointsDir(train_dir_) + "/" + ListCheckpoints(train_dir_).back();
+    WriteSnapshot(o_, *trainer_, state_, last_checkpoint_, logger_);
+  }
+  return true;
+}
+
+TrainerResult TrainerLoop::Run() {
+  Start();
+  TrainerResult result;
+  Beat("starting", true);
+  while (true) {
+    Decision d;
+    if (rank0()) d = Decide();
+    if (group_ != nullptr) d = Decision::FromJson(group_->BroadcastString(d.ToJson()));
+    if (d.action == "stop") {
+      logger_.Info("stopping: " + d.reason);
+      result.stopped = d.reason == "stop requested";
+      break;
+    }
+    if (d.action == "wait") {
+      if (rank0()) {
+        logger_.Info("waiting " + std::to_string(o_.poll_interval.count()) + " s: " + d.reason);
+      }
+      WaitPoll();
+      if (AnyStop()) {
+        result.stopped = true;
+        break;
+      }
+      continue;
+    }
+    if (!TrainEpoch(d)) {
+      result.stopped = true;
+      break;
+    }
+    ++result.epochs;
+    if (o_.max_epochs_this_instance > 0 && result.epochs >= o_.max_epochs_this_instance) {
+      if (rank0()) logger_.Info("max_epochs_this_instance reached");
+      break;
+    }
+  }
+  result.samples = state_.samples;
+  Beat(result.stopped ? "stopped" : "done", true);
+  return result;
+}
+
+}  // namespace
+
+void DeclareTrainerOptions(ConfigSpec& spec) {
+  const TrainerProgramOptions d;
+  spec.String("output_dir", "", "base directory (required): reads shuffleddata/, writes train/");
+  spec.String("training_name", "", "name of this training run (required): train/<name>/");
+  spec.String("run_name", "run", "prefix of snapshot names <run>-<training>-s<samples>-d<rows>");
+  spec.String("model_kind", d.model_kind, "net architecture b{blocks}c{channels}");
+  spec.Int("pos_len", d.pos_len, 2, 19, "board edge of the training data and the net");
+  spec.String("initial_model", "", "model directory to start from when there is no checkpoint");
+  spec.Int("batch_size", d.batch_size, 1, 1 << 20, "global batch (all ranks together)");
+  spec.Int("micro_batch", 0, 0, 1 << 20,
+           "largest batch one forward pass takes per rank (gradients accumulate); 0 = the "
+           "rank's whole share; halved automatically on out-of-memory");
+  spec.Int("samples_per_epoch", d.samples_per_epoch, 1, int64_t{1} << 40,
+           "samples per epoch (an epoch is a fixed sample count, as in KataGo)");
+  spec.Double("max_train_bucket_per_new_data", 0, 0, 1e9,
+              "bucket credit per new data row; 0 disables the bucket");
+  spec.Double("max_train_bucket_size", 1e30, 0, 1e30, "cap of the train bucket (samples)");
+  spec.Bool("stop_when_train_bucket_limited", false,
+            "exit 0 when the bucket cannot pay for an epoch (instead of waiting)");
+  spec.Bool("quit_if_no_data", false, "exit 0 when there is no shuffle or no unused file");
+  spec.Bool("no_repeat_files", false,
+            "never train on the same shuffled file twice (keyed by content, kept across restarts)");
+  spec.Int("max_epochs_this_instance", 0, 0, int64_t{1} << 40,
+           "exit after this many epochs; 0 = no limit");
+  spec.Int("max_steps_this_instance", 0, 0, int64_t{1} << 40,
+           "stop after this many steps, checkpointing the epoch in progress; 0 = no limit");
+  spec.Double("lr_scale", 1.0, 0.0, 1e6, "multiplies the per-sample learning rate 3e-5");
+  spec.Int("warmup_samples", d.warmup_samples, 0, int64_t{1} << 50,
+           "learning-rate warm-up length (KataGo's steps from 1/20 to 1)");
+  spec.Choice("optimizer", "sgd", {"sgd", "adamw"}, "optimizer");
+  spec.Double("momentum", 0.9, 0.0, 0.999, "SGD momentum");
+  spec.Double("weight_decay", 3e-5, 0.0, 1.0,
+              "sgd: L2 per sample on weights; adamw: decoupled decay");
+  spec.Double("grad_clip_norm", 0, 0, 1e12, "clip the gradient norm; 0 = off");
+  spec.String("device", "cpu", "cpu, cuda or cuda:N (with several ranks, cuda = cuda:LOCAL_RANK)");
+  spec.Choice("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
+              "fp32, bf16 or fp16 (CUDA) autocast; auto = bf16 on CPUs with AMX, else fp32");
+  spec.Bool("channels_last", true, "NHWC memory format for convolutions");
+  spec.Int("threads", 0, 0, 1024, "torch intra-op threads; 0 = torch's default");
+  spec.Choice("export_mode", "main", {"main", "extra", "trainonly"},
+              "snapshots into torchmodels_toexport/ (main), torchmodels_toexport_extra/ (extra) "
+              "or none (trainonly)");
+  spec.Int("seed", 0, 0, kMaxSeed, "run seed (fresh runs only); 0 draws one");
+  spec.String("rendezvous_file", "",
+              "c10d file store for several ranks (fresh path per launch); empty: "
+              "MASTER_ADDR/MASTER_PORT");
+  spec.Int("poll_seconds", 30, 0, 86400, "seconds between looks for new data when waiting");
+  spec.Double("progress_seconds", 30, 0.1, 86400, "seconds between progress lines");
+  spec.Double("heartbeat_seconds", 5.0, 0.1, 3600.0, "how often status/ is refreshed");
+  spec.Int("simulate_oom_above", 0, 0, 1 << 20,
+           "testing: a micro-batch above this fails as if out of memory (0 = off)");
+  spec.Choice("log_level", "info", {"debug", "info", "warning", "error"}, "least severe logged");
+}
+
+TrainerProgramOptions TrainerOptionsFromConfig(const Config& config) {
+  TrainerProgramOptions o;
+  o.base_dir = BaseDirFromConfig(config);
+  o.training_name = config.GetString("training_name");
+  if (o.training_name.empty() || o.training_name.find('/') != std::string::npos ||
+      o.training_name.find(".tmp") != std::string::npos) {
+    throw ConfigError("training_name must be set to a plain name (got '" + o.training_name + "')");
+  }
+  o.run_name = config.GetString("run_name");
+  if (o.run_name.empty() || o.run_name.find('/') != std::string::npos) {
+    throw ConfigError("run_name must be a plain name (got '" + o.run_name + "')");
+  }
+  o.model_kind = config.GetString("model_kind");
+  nn::ModelConfig check;
+  nn::ParseArchitecture(o.model_kind, &check);
+  o.pos_len = static_cast<int>(config.GetInt("pos_len"));
+  o.initial_model = config.GetString("initial_model");
+  o.batch_size = config.GetInt("batch_size");
+  o.samples_per_epoch = config.GetInt("samples_per_epoch");
+  o.max_train_bucket_per_new_data = config.GetDouble("max_train_bucket_per_new_data");
+  o.max_train_bucket_size = config.GetDouble("max_train_bucket_size");
+  o.stop_when_train_bucket_limited = config.GetBool("stop_when_train_bucket_limited");
+  o.quit_if_no_data = config.GetBool("quit_if_no_data");
+  o.no_repeat_files = config.GetBool("no_repeat_files");
+  o.max_epochs_this_instance = config.GetInt("max_epochs_this_instance");
+  o.max_steps_this_instance = config.GetInt("max_steps_this_instance");
+  o.lr_scale = config.GetDouble("lr_scale");
+  o.warmup_samples = config.GetInt("warmup_samples");
+  o.export_mode = config.GetString("export_mode");
+  o.seed = static_cast<uint64_t>(config.GetInt("seed"));
+  o.rendezvous_file = config.GetString("rendezvous_file");
+  o.threads = static_cast<int>(config.GetInt("threads"));
+  o.poll_interval = std::chrono::seconds(config.GetInt("poll_seconds"));
+  o.progress_interval =
+      std::chrono::seconds(static_cast<int64_t>(std::ceil(config.GetDouble("progress_seconds"))));
+  o.heartbeat_interval = std::chrono::milliseconds(
+      static_cast<int64_t>(std::llround(config.GetDouble("heartbeat_seconds") * 1000)));
+  o.net.device = config.GetString("device");
+  o.net.precision = config.GetString("precision");
+  o.net.optimizer = config.GetString("optimizer");
+  o.net.momentum = config.GetDouble("momentum");
+  o.net.weight_decay = config.GetDouble("weight_decay");
+  o.net.micro_batch = static_cast<int>(config.GetInt("micro_batch"));
+  o.net.grad_clip_norm = config.GetDouble("grad_clip_norm");
+  o.net.channels_last = config.GetBool("channels_last");
+  o.net.intra_op_threads = o.threads;
+  o.net.simulate_oom_above = static_cast<int>(config.GetInt("simulate_oom_above"));
+  return o;
+}
+
+double LearningRate(const TrainerProgramOptions& options, int64_t samples) {
+  return kBaseLearningRate * options.lr_scale * WarmupFactor(samples, options.warmup_samples);
+}
+
+TrainerResult RunTrainer(const TrainerProgramOptions& options, Logger& logger,
+                         const StopToken& stop) {
+  TrainerLoop loop(options, logger, stop);
+  return loop.Run();
+}
+
+}  // namespace tengen::pipeline

@@ -1,0 +1,78 @@
+#pragma once
+// The trainer program's loop (tengen-trainer; docs/TRAINING.md): reads the newest shuffle,
+// credits the train bucket, trains whole epochs of samples_per_epoch samples from it, and after
+// each epoch writes a checkpoint (train/<trainingname>/checkpoints/), appends metrics
+// (train/<trainingname>/metrics.jsonl) and publishes a snapshot for the exporter
+// (torchmodels_toexport/<run>-<trainingname>-s<samples>-d<rows>/).
+//
+// Checkpoints: ckpt-<samples, 15 digits>-<unique>/ holding trainer.pt (weights + optimizer,
+// nn/torch/trainer.h) and state.json (pipeline/train_data.h TrainState), published as one
+// directory; the newest two are kept. A stop request (SIGINT) mid-epoch checkpoints the epoch
+// in progress (its file plan and steps done); the next start finishes that epoch first, so an
+// interrupted run trains exactly what an uninterrupted one does.
+//
+// Ranks: with WORLD_SIZE > 1 every rank runs this loop; rank 0 decides each epoch (shuffle,
+// bucket, files) and broadcasts the plan, every rank trains its slice of each global batch,
+// and only rank 0 writes checkpoints, metrics, snapshots and the heartbeat.
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "nn/torch/trainer.h"
+#include "util/config.h"
+#include "util/log.h"
+#include "util/signals.h"
+
+namespace tengen::pipeline {
+
+struct TrainerProgramOptions {
+  std::string base_dir;
+  std::string training_name;
+  std::string run_name;  // snapshot names: <run>-<training>-s<samples>-d<rows>
+  std::string model_kind = "b6c96";
+  int pos_len = 9;
+  std::string initial_model;  // a model directory to start from ("" = fresh weights)
+  int64_t batch_size = 128;   // global batch, all ranks
+  int64_t samples_per_epoch = 100000;
+  double max_train_bucket_per_new_data = 0;  // 0: no bucket
+  double max_train_bucket_size = 1e30;
+  bool stop_when_train_bucket_limited = false;
+  bool quit_if_no_data = false;
+  bool no_repeat_files = false;
+  int64_t max_epochs_this_instance = 0;  // 0: no limit
+  // Stop (checkpointing the epoch in progress, as a signal does) after this many optimizer
+  // steps of this instance; 0: no limit. For benchmarks and tests of resuming.
+  int64_t max_steps_this_instance = 0;
+  double lr_scale = 1.0;
+  int64_t warmup_samples = 2000000;
+  std::string export_mode = "main";  // main | extra | trainonly
+  uint64_t seed = 0;                 // 0: fresh (kept in the checkpoint)
+  std::string rendezvous_file;       // c10d file store ("" = MASTER_ADDR/MASTER_PORT)
+  int threads = 0;                   // torch intra-op threads; 0 = leave torch's choice
+  std::chrono::seconds poll_interval{30};
+  std::chrono::milliseconds heartbeat_interval{5000};
+  std::chrono::seconds progress_interval{30};
+  nn::TrainerOptions net;  // device, precision ("auto" resolved), optimizer, ...
+};
+
+void DeclareTrainerOptions(ConfigSpec& spec);
+// ConfigError for a missing output_dir or training_name, a batch size that ranks cannot split,
+// a bad model kind.
+TrainerProgramOptions TrainerOptionsFromConfig(const Config& config);
+
+// The per-sample learning rate after `samples`: 3e-5 x lr_scale x warm-up factor (KataGo's).
+double LearningRate(const TrainerProgramOptions& options, int64_t samples);
+
+struct TrainerResult {
+  int64_t epochs = 0;    // epochs completed by this instance
+  int64_t samples = 0;   // total samples trained (checkpointed)
+  bool stopped = false;  // a stop request ended the run
+};
+
+// Runs until a stop request, or until a stop condition of the options is met. Throws on
+// unusable input (ConfigError, FormatError for a corrupt checkpoint).
+TrainerResult RunTrainer(const TrainerProgramOptions& options, Logger& logger,
+                         const StopToken& stop);
+
+}  // namespace tengen::pipeline

@@ -1,0 +1,349 @@
+// The trainer: learning, exact resume, micro-batches on out-of-memory, snapshots, the train
+// bucket across restarts, and 2-rank data parallelism against one process.
+// Debian's libtorch pulls in glog, whose CHECK macros would replace doctest's: torch first.
+#include "nn/torch/net.h"
+// clang-format off
+#include <doctest/doctest.h>
+// clang-format on
+#include <signal.h>
+
+#include <boost/filesystem.hpp>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <thread>
+
+#include "nn/torch/model.h"
+#include "nn/torch/trainer.h"
+#include "pipeline/base_dir.h"
+#include "pipeline/train_data.h"
+#include "pipeline/trainer.h"
+#include "test_support.h"
+#include "train_fixture.h"
+#include "util/publish.h"
+#include "util/subprocess.h"
+
+namespace tengen {
+namespace {
+
+namespace fs = boost::filesystem;
+
+nn::ModelConfig TinyConfig() {
+  nn::ModelConfig config;
+  config.blocks = 1;
+  config.channels = 16;
+  config.pos_len = testing::kTrainPosLen;
+  config.name = "tiny";
+  return config;
+}
+
+// Rows shared by the tests in this file (games are the slow part).
+const std::vector<data::TrainingRow>& Rows() {
+  static const std::vector<data::TrainingRow> rows = testing::PlayTrainingRows(8, 11);
+  return rows;
+}
+
+nn::TrainBatch FirstRows(int n) {
+  data::Shard shard;
+  shard.shape = testing::TrainRowShape();
+  shard.rows.assign(Rows().begin(), Rows().begin() + n);
+  return pipeline::MakeBatch(shard, 0, static_cast<size_t>(n), 0);
+}
+
+// Every tensor of two models (optionally only parameters) is bit-identical.
+bool SameWeights(const nn::TorchModel& a, const nn::TorchModel& b, bool parameters_only = false) {
+  const auto sa = a.net()->NamedState();
+  const auto sb = b.net()->NamedState();
+  if (sa.size() != sb.size()) return false;
+  for (size_t i = 0; i < sa.size(); ++i) {
+    if (parameters_only && sa[i].first.find("running_") != std::string::npos) continue;
+    if (sa[i].first != sb[i].first || !sa[i].second.equal(sb[i].second)) {
+      MESSAGE("tensor differs: " << sa[i].first);
+      return false;
+    }
+  }
+  return true;
+}
+
+TEST_CASE("trainer: the loss falls on a fixed small dataset") {
+  REQUIRE(Rows().size() >= 64);
+  const nn::TrainBatch batch = FirstRows(64);
+  auto model = nn::TorchModel::Create(TinyConfig(), 3);
+  nn::TrainerOptions options;
+  nn::NetTrainer trainer(*model, options, nullptr);
+  const nn::LossSums before = trainer.Evaluate(batch);
+  for (int i = 0; i < 60; ++i) trainer.Step(batch, batch.size, 2e-4);
+  const nn::LossSums after = trainer.Evaluate(batch);
+  MESSAGE("loss per row " << before.total / before.weight << " -> " << after.total / after.weight);
+  CHECK(std::isfinite(after.total));
+  CHECK(after.total < 0.8 * before.total);
+  CHECK(after.policy < before.policy);
+  CHECK(after.value < before.value);
+  CHECK(after.ownership < before.ownership);
+  CHECK(before.rows == 64);
+}
+
+TEST_CASE("trainer: a saved state continues bit for bit") {
+  const nn::TrainBatch a = FirstRows(32);
+  const nn::TrainBatch b = FirstRows(48).Slice(16, 48);
+  auto model = nn::TorchModel::Create(TinyConfig(), 4);
+  nn::TrainerOptions options;
+  nn::NetTrainer first(*model, options, nullptr);
+  first.Step(a, 32, 1e-4);
+  first.Step(b, 32, 1e-4);
+  const std::string saved = first.SaveState();
+  first.Step(a, 32, 1e-4);
+  first.Step(b, 32, 1e-4);
+
+  nn::NetTrainer second(*nn::TorchModel::Create(TinyConfig(), 99), options, nullptr);
+  second.LoadState(saved, "state");
+  CHECK(second.steps() == 2);
+  second.Step(a, 32, 1e-4);
+  second.Step(b, 32, 1e-4);
+  CHECK(SameWeights(*first.Snapshot("x"), *second.Snapshot("x")));
+  // Garbage and a state of another architecture are clear errors.
+  CHECK_THROWS_AS(second.LoadState("garbage", "f.pt"), FormatError);
+  nn::ModelConfig other = TinyConfig();
+  other.channels = 24;
+  nn::NetTrainer wrong(*nn::TorchModel::Create(other, 1), options, nullptr);
+  CHECK_THROWS_WITH_AS(wrong.LoadState(saved, "ckpt/trainer.pt"),
+                       doctest::Contains("ckpt/trainer.pt"), FormatError);
+}
+
+TEST_CASE("trainer: out of memory halves the micro-batch and the step still happens") {
+  const nn::TrainBatch batch = FirstRows(32);
+  auto model = nn::TorchModel::Create(TinyConfig(), 5);
+  nn::TrainerOptions options;
+  options.simulate_oom_above = 8;
+  nn::NetTrainer trainer(*model, options, nullptr);
+  const nn::LossSums sums = trainer.Step(batch, 32, 1e-4);
+  CHECK(trainer.micro_batch() == 8);
+  CHECK(sums.rows == 32);
+  CHECK(trainer.steps() == 1);
+  CHECK_FALSE(SameWeights(*model, *trainer.Snapshot("tiny")));
+  // A micro-batch of one that still fails is an error, not a loop.
+  options.simulate_oom_above = 0;
+  options.micro_batch = 1;
+  nn::TrainerOptions always = options;
+  always.simulate_oom_above = 0;
+  nn::NetTrainer fine(*model, always, nullptr);
+  CHECK(fine.Step(batch, 32, 1e-4).rows == 32);
+}
+
+TEST_CASE("trainer: bf16 autocast trains with finite losses") {
+  const nn::TrainBatch batch = FirstRows(32);
+  auto model = nn::TorchModel::Create(TinyConfig(), 6);
+  nn::TrainerOptions options;
+  options.precision = "bf16";
+  nn::NetTrainer trainer(*model, options, nullptr);
+  const nn::LossSums before = trainer.Evaluate(batch);
+  for (int i = 0; i < 30; ++i) trainer.Step(batch, 32, 2e-4);
+  const nn::LossSums after = trainer.Evaluate(batch);
+  CHECK(std::isfinite(after.total));
+  CHECK(after.total < before.total);
+  options.precision = "fp16";
+  CHECK_THROWS_AS(nn::NetTrainer(*model, options, nullptr), ConfigError);
+}
+
+// A base directory with one shuffle of 4 files of 32 rows (pos_len 7).
+std::string MakeBase(const testing::TempDir& dir, const std::string& name = "base") {
+  const std::string base = dir / name;
+  std::vector<data::TrainingRow> rows(Rows().begin(), Rows().begin() + 128);
+  testing::WriteShuffle(base, "20260101-000000-x", rows, 32, 5000);
+  return base;
+}
+
+pipeline::TrainerProgramOptions SmallRun(const std::string& base) {
+  pipeline::TrainerProgramOptions o;
+  o.base_dir = base;
+  o.training_name = "t";
+  o.run_name = "r";
+  o.model_kind = "b1c16";
+  o.pos_len = testing::kTrainPosLen;
+  o.batch_size = 8;
+  o.samples_per_epoch = 64;  // 8 steps: 2 files
+  o.no_repeat_files = true;  // 4 files: exactly 2 epochs, then no data
+  o.quit_if_no_data = true;
+  o.seed = 42;
+  o.warmup_samples = 0;
+  o.lr_scale = 3;
+  o.poll_interval = std::chrono::seconds(0);
+  o.net.precision = "fp32";
+  return o;
+}
+
+std::unique_ptr<nn::TorchModel> LoadSnapshot(const std::string& base, const std::string& name) {
+  return nn::TorchModel::Load(pipeline::TorchModelsToExportDir(base) + "/" + name);
+}
+
+TEST_CASE("trainer program: 2 epochs equal 1 epoch, stop mid-epoch, resume, 1 epoch") {
+  testing::TempDir dir;
+  Logger logger(LogLevel::kError);
+  std::atomic<bool> never{false};
+  const StopToken no_stop(&never);
+
+  const std::string straight = MakeBase(dir, "straight");
+  const pipeline::TrainerResult whole = pipeline::RunTrainer(SmallRun(straight), logger, no_stop);
+  CHECK(whole.epochs == 2);
+  CHECK(whole.samples == 128);
+  CHECK_FALSE(whole.stopped);
+  // Snapshot names: <run>-<training>-s<samples>-d<rows>, one per epoch.
+  CHECK(ListPublished(pipeline::TorchModelsToExportDir(straight)) ==
+        std::vector<std::string>{"r-t-s128-d5000", "r-t-s64-d5000"});
+  const std::string meta =
+      ReadFile(pipeline::TorchModelsToExportDir(straight) + "/r-t-s64-d5000/training.json");
+  CHECK(meta.find("\"samples\": 64") != std::string::npos);
+  CHECK(meta.find("checkpoints/ckpt-000000000000064-") != std::string::npos);
+
+  const std::string resumed = MakeBase(dir, "resumed");
+  pipeline::TrainerProgramOptions part = SmallRun(resumed);
+  part.max_epochs_this_instance = 1;
+  CHECK(pipeline::RunTrainer(part, logger, no_stop).epochs == 1);
+  part.max_epochs_this_instance = 0;
+  part.max_steps_this_instance = 3;  // stops inside epoch 2, as a SIGINT would
+  const pipeline::TrainerResult cut = pipeline::RunTrainer(part, logger, no_stop);
+  CHECK(cut.stopped);
+  CHECK(cut.samples == 64 + 3 * 8);
+  part.max_steps_this_instance = 0;
+  const pipeline::TrainerResult rest = pipeline::RunTrainer(part, logger, no_stop);
+  CHECK(rest.samples == 128);
+  CHECK(rest.epochs == 1);
+  CHECK(SameWeights(*LoadSnapshot(straight, "r-t-s128-d5000"),
+                    *LoadSnapshot(resumed, "r-t-s128-d5000")));
+  // Metrics: one line per epoch, with every loss term.
+  std::ifstream metrics(pipeline::TrainDir(resumed, "t") + "/metrics.jsonl");
+  std::string line;
+  int lines = 0;
+  while (std::getline(metrics, line)) {
+    ++lines;
+    for (const char* key : {"loss_policy", "loss_value", "loss_score", "loss_ownership",
+                            "samples_per_second", "lr", "bucket"}) {
+      CHECK(line.find(key) != std::string::npos);
+    }
+  }
+  CHECK(lines == 2);
+}
+
+TEST_CASE("trainer program: the bucket limits epochs and a restart credits nothing twice") {
+  testing::TempDir dir;
+  Logger logger(LogLevel::kError);
+  std::atomic<bool> never{false};
+  const StopToken no_stop(&never);
+  const std::string base = MakeBase(dir);
+  pipeline::TrainerProgramOptions o = SmallRun(base);
+  o.no_repeat_files = false;
+  o.quit_if_no_data = false;
+  o.max_train_bucket_per_new_data = 0.1;  // 64 samples per 640 new rows
+  o.stop_when_train_bucket_limited = true;
+  o.export_mode = "trainonly";
+  // Fresh: one epoch is free, the first shuffle only marks its rows.
+  CHECK(pipeline::RunTrainer(o, logger, no_stop).epochs == 1);
+  CHECK(pipeline::RunTrainer(o, logger, no_stop).epochs == 0);
+  // 1280 new rows: two epochs' worth; a restart afterwards gets nothing more.
+  std::vector<data::TrainingRow> rows(Rows().begin(), Rows().begin() + 64);
+  testing::WriteShuffle(base, "20260102-000000-x", rows, 32, 5000 + 1280);
+  CHECK(pipeline::RunTrainer(o, logger, no_stop).epochs == 2);
+  CHECK(pipeline::RunTrainer(o, logger, no_stop).epochs == 0);
+  CHECK_FALSE(fs::exists(pipeline::TorchModelsToExportDir(base)));  // trainonly
+  o.export_mode = "extra";
+  testing::WriteShuffle(base, "20260103-000000-x", rows, 32, 5000 + 1280 + 640);
+  CHECK(pipeline::RunTrainer(o, logger, no_stop).epochs == 1);
+  CHECK(ListPublished(pipeline::TorchModelsToExportDir(base) + "_extra") ==
+        std::vector<std::string>{"r-t-s256-d6920"});
+}
+
+std::vector<std::string> TrainerArgs(const std::string& base,
+                                     const std::string& model_kind = "b1c16") {
+  return {std::string(TENGEN_BIN_DIR) + "/tengen-trainer",
+          "--output-dir",
+          base,
+          "--training-name",
+          "t",
+          "--run-name",
+          "r",
+          "--model-kind",
+          model_kind,
+          "--pos-len",
+          std::to_string(testing::kTrainPosLen),
+          "--batch-size",
+          "8",
+          "--samples-per-epoch",
+          "64",
+          "--no-repeat-files",
+          "true",
+          "--quit-if-no-data",
+          "true",
+          "--seed",
+          "42",
+          "--warmup-samples",
+          "0",
+          "--precision",
+          "fp32",
+          "--log-level",
+          "warning",
+          "--threads",
+          "1"};
+}
+
+TEST_CASE("trainer program: SIGINT mid-run, restart, and the result is the uninterrupted one") {
+  // A bigger net than elsewhere, so that the signal can land inside an epoch.
+  const std::string kind = "b3c48";
+  testing::TempDir dir;
+  const std::string straight = MakeBase(dir, "straight");
+  REQUIRE(RunProcess(TrainerArgs(straight, kind)).exit_code == 0);
+
+  const std::string cut = MakeBase(dir, "cut");
+  std::vector<std::string> first = TrainerArgs(cut, kind);
+  first.insert(first.end(), {"--max-epochs-this-instance", "1"});
+  REQUIRE(RunProcess(first).exit_code == 0);
+  {
+    std::vector<std::string> second = TrainerArgs(cut, kind);
+    second.insert(second.end(), {"--log-level", "info"});
+    Subprocess trainer(second, /*capture_stderr=*/true);
+    std::string line;
+    while (trainer.ReadLine(&line) && line.find("epoch 2:") == std::string::npos) {
+    }
+    trainer.Kill(SIGINT);
+    const std::string output = trainer.ReadAll();
+    CHECK(trainer.Wait() == 0);
+    MESSAGE("after SIGINT:\n" << output);
+  }
+  REQUIRE(RunProcess(TrainerArgs(cut, kind)).exit_code == 0);
+  const auto names = ListPublished(pipeline::TorchModelsToExportDir(cut));
+  REQUIRE(std::find(names.begin(), names.end(), "r-t-s128-d5000") != names.end());
+  CHECK(
+      SameWeights(*LoadSnapshot(straight, "r-t-s128-d5000"), *LoadSnapshot(cut, "r-t-s128-d5000")));
+}
+
+TEST_CASE("trainer program: 2 ranks on localhost match one process on the same batches") {
+  testing::TempDir dir;
+  // One process; its micro-batch is each rank's share, so batch norm sees the same rows.
+  const std::string single = MakeBase(dir, "single");
+  std::vector<std::string> args = TrainerArgs(single);
+  args.insert(args.end(), {"--micro-batch", "4", "--max-epochs-this-instance", "1"});
+  const ProcessResult one = RunProcess(args);
+  REQUIRE_MESSAGE(one.exit_code == 0, one.output);
+
+  const std::string ranks = MakeBase(dir, "ranks");
+  const std::string store = dir / "rendezvous";
+  std::vector<std::unique_ptr<Subprocess>> procs;
+  for (int rank = 0; rank < 2; ++rank) {
+    std::vector<std::string> argv = {"/usr/bin/env", "RANK=" + std::to_string(rank), "WORLD_SIZE=2",
+                                     "LOCAL_RANK=" + std::to_string(rank)};
+    for (const std::string& a : TrainerArgs(ranks)) argv.push_back(a);
+    argv.insert(argv.end(), {"--rendezvous-file", store, "--max-epochs-this-instance", "1"});
+    procs.push_back(std::make_unique<Subprocess>(argv, /*capture_stderr=*/true));
+  }
+  for (auto& p : procs) {
+    const std::string output = p->ReadAll();
+    CHECK_MESSAGE(p->Wait() == 0, output);
+  }
+  // Only rank 0 wrote: one snapshot, one checkpoint.
+  CHECK(ListPublished(pipeline::TorchModelsToExportDir(ranks)) ==
+        std::vector<std::string>{"r-t-s64-d5000"});
+  CHECK(SameWeights(*LoadSnapshot(single, "r-t-s64-d5000"), *LoadSnapshot(ranks, "r-t-s64-d5000"),
+                    /*parameters_only=*/true));
+}
+
+}  // namespace
+}  // namespace tengen

@@ -1,0 +1,46 @@
+// tengen-trainer: trains the net on the newest shuffle in <output-dir>/shuffleddata, with the
+// train bucket, checkpoints in <output-dir>/train/<training-name>/ and snapshots for the
+// exporter, until SIGINT/SIGTERM or a stop condition. Several ranks (RANK / WORLD_SIZE /
+// MASTER_ADDR / MASTER_PORT, as torchrun sets them, or --rendezvous-file) train one net with
+// data parallelism. Everything but option handling lives in pipeline/trainer.h.
+
+#include <iostream>
+
+#include "pipeline/base_dir.h"
+#include "pipeline/trainer.h"
+#include "util/config.h"
+#include "util/log.h"
+#include "util/program.h"
+#include "util/signals.h"
+
+namespace tengen {
+namespace {
+
+int Main(int argc, const char* const argv[]) {
+  ConfigSpec spec("tengen-trainer",
+                  "Trains the net on <output-dir>/shuffleddata, checkpointing into "
+                  "<output-dir>/train/<training-name>/ and publishing snapshots for the exporter.");
+  pipeline::DeclareTrainerOptions(spec);
+  Config config(spec);
+  if (!ParseCommandLineOrHelp(spec, argc, argv, config, std::cout)) return 0;
+  const pipeline::TrainerProgramOptions options = pipeline::TrainerOptionsFromConfig(config);
+
+  InstallStopSignalHandlers();
+  Logger logger(ParseLogLevel(config.GetString("log_level")));
+  logger.OpenFile(pipeline::LogsDir(options.base_dir, "trainer") + "/" + pipeline::HostPid() +
+                  ".log");
+  logger.Info("tengen-trainer starting; options:\n" + config.Describe());
+  const pipeline::TrainerResult result =
+      pipeline::RunTrainer(options, logger, StopToken::FromSignals());
+  logger.Info("tengen-trainer done: " + std::to_string(result.epochs) + " epochs this run, " +
+              std::to_string(result.samples) + " samples in total" +
+              (result.stopped ? " (stopped by a signal)" : ""));
+  return 0;
+}
+
+}  // namespace
+}  // namespace tengen
+
+int main(int argc, char** argv) {
+  return tengen::RunProgram("tengen-trainer", [&] { return tengen::Main(argc, argv); });
+}
