@@ -1,47 +1,193 @@
-// tengen-gtp: a GTP version 2 engine on stdin/stdout. Until a net exists it plays uniformly
-// random legal moves that never fill its own single-point eyes, which is enough to check
-// rules against other engines (tests/gtp_gnugo_test.cpp relays games with GNU Go).
+// tengen-gtp: a GTP version 2 engine on stdin/stdout that plays with MCTS over a net: a model
+// directory (--model DIR), the newest model in a models directory (--models-dir DIR), or,
+// with neither, the uniform "random net" (search still reads the board, which is enough to
+// check rules and referee code against other engines). The protocol lives in
+// gtp/gtp_engine.h, the search player in gtp/search_player.h; this file wires the net (a
+// batching server shared by the search threads) and the options.
 
+#include <boost/filesystem.hpp>
+#include <chrono>
 #include <cstdint>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "gtp/gtp_engine.h"
+#include "gtp/search_player.h"
+#include "nn/batching.h"
+#include "pipeline/model_registry.h"
+#include "pipeline/net_leaf_evaluator.h"
 #include "pipeline/rules_config.h"
+#include "search/evaluator.h"
 #include "util/config.h"
+#include "util/error.h"
+#include "util/log.h"
 #include "util/program.h"
 #include "util/rng.h"
+#ifdef TENGEN_WITH_TORCH
+#include "pipeline/torch_loader.h"
+#endif
 
 namespace tengen {
 namespace {
 
 constexpr int64_t kMaxMoveCap = 10000;
+constexpr int64_t kMaxThreads = 256;
+constexpr int64_t kMaxVisits = 100000000;
+// Batches from a few search threads arrive together; a straggler is not worth a longer wait.
+constexpr std::chrono::microseconds kBatchWait{200};
 
 ConfigSpec MakeSpec() {
   ConfigSpec spec("tengen-gtp",
-                  "A GTP version 2 engine (random play until nets exist) on stdin/stdout.");
+                  "A GTP version 2 engine on stdin/stdout: MCTS with a model (--model DIR), the "
+                  "newest model in --models-dir DIR, or the uniform random net.");
   pipeline::DeclareRulesOptions(spec);
-  spec.Int("board_size", 19, go::kMinSize, go::kMaxSize, "board size at start and clear_board");
-  spec.Int("seed", 0, 0, kMaxSeed, "random seed for genmove (0: a fresh random seed)");
+  spec.String("model", "", "model directory to play with (models/<name>/)");
+  spec.String("models_dir", "", "play the newest model in this directory (not with model)");
+  spec.String("device", "cpu", "where the net runs: cpu, cuda or cuda:N");
+  spec.Choice("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
+              "net precision; auto: bf16 on a CPU with native bf16, fp32 elsewhere");
+  spec.Int("torch_threads", 1, 0, 256,
+           "torch intra-op threads for a net on a CPU (0: torch's default, every core)");
+  spec.Int("pos_len", 0, 0, go::kMaxSize,
+           "planes the net runs on, and so the largest board boardsize accepts (0: the "
+           "model's pos_len, 19 without a model)");
+  spec.Int("board_size", 0, 0, go::kMaxSize, "board size at start and clear_board (0: pos_len)");
+  spec.Int("visits", 400, 0, kMaxVisits,
+           "root visits per move over all threads (0: no limit; then seconds_per_move > 0)");
+  spec.Double("seconds_per_move", 0, 0, 1e6,
+              "time limit per move in seconds (0: none); the GUI's clock also limits it");
+  spec.Int("threads", 1, 1, kMaxThreads,
+           "search threads: independent trees whose visits are summed (root parallelism), "
+           "evaluated in shared batches");
+  spec.Bool("reuse_tree", true, "keep the searched subtree between moves");
+  spec.Bool("resign", false, "resign lost games (off by default)");
+  spec.Double("resign_threshold", -0.95, -1, 1, "resign below this root value (own view)");
+  spec.Int("resign_turns", 3, 1, 1000, "... for this many own moves in a row");
+  spec.Int("cleanup_playouts", 100, 1, 100000,
+           "random playouts that find dead stones for kgs-genmove_cleanup");
+  spec.Int("seed", 0, 0, kMaxSeed, "random seed (0: a fresh random seed)");
   spec.Int("max_moves", 0, 0, kMaxMoveCap, "move cap: genmove passes once reached (0: none)");
+  spec.Bool("verbose", true, "one line per generated move on stderr");
   return spec;
+}
+
+// The model the options name, if any; ConfigError for a missing directory.
+std::optional<pipeline::ModelInfo> ChooseModel(const Config& config) {
+  const std::string model = config.GetString("model");
+  const std::string models_dir = config.GetString("models_dir");
+  if (!model.empty() && !models_dir.empty()) {
+    throw ConfigError("model and models_dir: give one of them, not both");
+  }
+  if (!model.empty()) {
+    if (!boost::filesystem::is_directory(model)) {
+      throw ConfigError("model: '" + model + "' is not a directory");
+    }
+    pipeline::ModelInfo info;
+    info.path = model;
+    info.name = boost::filesystem::path(model).filename().string();
+    if (info.name.empty() || info.name == ".") {
+      info.name = boost::filesystem::path(model).parent_path().filename().string();
+    }
+    return info;
+  }
+  if (!models_dir.empty()) {
+    if (!boost::filesystem::is_directory(models_dir)) {
+      throw ConfigError("models_dir: '" + models_dir + "' is not a directory");
+    }
+    std::optional<pipeline::ModelInfo> newest = pipeline::FindNewestModel(models_dir);
+    if (!newest) throw ConfigError("models_dir: no model in '" + models_dir + "'");
+    return newest;
+  }
+  return std::nullopt;
 }
 
 int Main(int argc, const char* const argv[]) {
   const ConfigSpec spec = MakeSpec();
   Config config(spec);
   if (!ParseCommandLineOrHelp(spec, argc, argv, config, std::cout)) return 0;
+  // GTP owns stdout: everything else goes to stderr.
+  Logger logger(LogLevel::kInfo);
+  const std::optional<pipeline::ModelInfo> model = ChooseModel(config);
+
+  int pos_len = static_cast<int>(config.GetInt("pos_len"));
+  pipeline::LoadModel load;
+#ifdef TENGEN_WITH_TORCH
+  nn::TorchEvaluatorOptions net_options;
+  net_options.precision = config.GetString("precision");
+  net_options.max_batch_size = static_cast<int>(config.GetInt("threads"));
+  net_options.intra_op_threads = static_cast<int>(config.GetInt("torch_threads"));
+  load = pipeline::TorchModelLoader(net_options);
+  if (pos_len == 0 && model) pos_len = nn::TorchModel::ReadConfig(model->path).pos_len;
+#endif
+  if (pos_len == 0) pos_len = go::kMaxSize;
+  int board_size = static_cast<int>(config.GetInt("board_size"));
+  if (board_size == 0) board_size = pos_len;
+  if (board_size < go::kMinSize || board_size > pos_len) {
+    throw ConfigError("board_size: " + std::to_string(board_size) + " is not in " +
+                      std::to_string(go::kMinSize) + ".." + std::to_string(pos_len) + " (pos_len " +
+                      std::to_string(pos_len) + ")");
+  }
+
+  gtp::SearchPlayerParams params;
+  params.visits = static_cast<int>(config.GetInt("visits"));
+  params.seconds_per_move = config.GetDouble("seconds_per_move");
+  if (params.visits == 0 && params.seconds_per_move <= 0) {
+    throw ConfigError("visits = 0 (no visit limit) needs seconds_per_move > 0");
+  }
+  params.reuse_tree = config.GetBool("reuse_tree");
+  params.resign = config.GetBool("resign");
+  params.resign_threshold = config.GetDouble("resign_threshold");
+  params.resign_turns = static_cast<int>(config.GetInt("resign_turns"));
+  params.cleanup.playouts = static_cast<int>(config.GetInt("cleanup_playouts"));
+  const int threads = static_cast<int>(config.GetInt("threads"));
+  const uint64_t seed = SeedOrFresh(config.GetInt("seed"));
+  Rng seeder(seed);
+
+  // One evaluator per search thread: NetLeafEvaluators sharing one batching server, or the
+  // uniform evaluator. Declared before the engine, so they outlive it.
+  std::unique_ptr<nn::BatchingServer> server;
+  std::vector<std::unique_ptr<Rng>> rngs;
+  std::vector<std::unique_ptr<search::LeafEvaluator>> evaluators;
+  std::string model_name = "random";
+  if (model) {
+    nn::BatchingOptions batching;
+    batching.max_batch_size = threads;
+    batching.max_wait = kBatchWait;
+    server = std::make_unique<nn::BatchingServer>(
+        pipeline::MakeEvaluator(model, pos_len, config.GetString("device"), load), batching);
+    model_name = server->model_name();
+    for (int t = 0; t < threads; ++t) {
+      rngs.push_back(std::make_unique<Rng>(seeder.Next()));
+      evaluators.push_back(std::make_unique<pipeline::NetLeafEvaluator>(*server, *rngs.back()));
+      server->AddClient();
+    }
+  } else {
+    for (int t = 0; t < threads; ++t) {
+      evaluators.push_back(std::make_unique<search::UniformEvaluator>());
+    }
+  }
+  std::vector<search::LeafEvaluator*> leaves;
+  for (const auto& evaluator : evaluators) leaves.push_back(evaluator.get());
 
   gtp::GtpOptions options;
   options.rules = pipeline::RulesFromConfig(config);
-  options.board_size = static_cast<int>(config.GetInt("board_size"));
+  options.board_size = board_size;
+  options.max_board_size = pos_len;
   options.max_moves = static_cast<int>(config.GetInt("max_moves"));
-  const uint64_t seed = SeedOrFresh(config.GetInt("seed"));
-  // GTP owns stdout; the seed goes to stderr so that a game can be replayed.
-  std::cerr << "tengen-gtp: seed " << seed << "\n";
-
-  gtp::GtpEngine engine(options, std::make_unique<gtp::RandomMoveGenerator>(seed));
+  options.version = "0.1 (" + model_name + ")";
+  logger.Info("tengen-gtp: model " + (model ? model->path : std::string("none (random net)")) +
+              ", pos_len " + std::to_string(pos_len) + ", " + std::to_string(threads) +
+              " thread(s), seed " + std::to_string(seed));
+  gtp::GtpEngine engine(
+      options, std::make_unique<gtp::SearchPlayer>(params, leaves, seeder.Next(),
+                                                   config.GetBool("verbose") ? &logger : nullptr));
   engine.Run(std::cin, std::cout);
+  if (server) {
+    for (int t = 0; t < threads; ++t) server->RemoveClient();
+  }
   return 0;
 }
 

@@ -1,19 +1,140 @@
 #!/usr/bin/env bash
-# Runs the self-play training loop on this machine, one program after another:
-# selfplay -> shuffler -> trainer -> exporter -> gatekeeper, repeated, against one base
-# directory (default ./run). SIGINT stops it; running it again resumes.
+# Runs the self-play training loop on this machine, one program after another, against one
+# base directory:
+#   gatekeeper (with gating) -> selfplay -> shuffler -> trainer -> exporter, repeated.
+# Ctrl-C (SIGINT) stops the stage in progress cleanly and ends the loop; running it again with
+# the same arguments resumes where it stopped.
 #
-#   scripts/synchronous_loop.sh [BASE_DIR]
+#   scripts/synchronous_loop.sh [BASEDIR [RUNNAME [TRAININGNAME [MODELKIND [USEGATING]]]]] [options]
+#
+#   BASEDIR       base directory (default ./run)
+#   RUNNAME       prefix of model names (default run)
+#   TRAININGNAME  the trainer's name, train/<name>/ (default MODELKIND)
+#   MODELKIND     net b{blocks}c{channels} (default b4c64: a net this 2-core box trains in
+#                 minutes per cycle)
+#   USEGATING     1: candidates go through the gatekeeper; 0: straight into models/ (default 1)
+# options:
+#   --cycles N            stop after N cycles (default 0: until Ctrl-C)
+#   --games-per-cycle N   selfplay games per cycle (default 100)
+#   --configs DIR         directory with selfplay.cfg shuffler.cfg trainer.cfg exporter.cfg
+#                         gatekeeper.cfg (default: the repository's configs/)
+#   --set-PROGRAM K=V     an extra --set for one program (selfplay, shuffler, trainer, exporter,
+#                         gatekeeper); repeatable; wins over the loop's own settings below
+# The loop's own settings for small runs (override them with --set-PROGRAM): shuffler
+# min_rows 1000 and taper scale 2000; trainer samples_per_epoch 5000, 4 samples of bucket per
+# new row (at most 20000), stopping when the bucket runs dry or there is no data yet.
+#
+# The phase (gating, selfplay, shuffle, train, export) and cycle are kept in
+# BASEDIR/status/synchronous_loop-<host>.json; each program logs under BASEDIR/logs/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/build.sh"
-bin=${BUILD_DIR:-$root/build/release}/bin
-missing=()
-for program in selfplay shuffler trainer exporter gatekeeper; do
-  [[ -x $bin/tengen-$program ]] || missing+=("tengen-$program")
+
+usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+positional=()
+cycles=0
+games=100
+configs=$root/configs
+declare -A sets=([selfplay]="" [shuffler]="" [trainer]="" [exporter]="" [gatekeeper]="")
+while (($#)); do
+  case $1 in
+    --cycles) cycles=$2; shift 2 ;;
+    --games-per-cycle) games=$2; shift 2 ;;
+    --configs) configs=$2; shift 2 ;;
+    --set-selfplay|--set-shuffler|--set-trainer|--set-exporter|--set-gatekeeper)
+      program=${1#--set-}
+      sets[$program]+=" --set $2"
+      shift 2 ;;
+    -h|--help) usage ;;
+    --*) echo "synchronous_loop.sh: unknown option $1" >&2; usage ;;
+    *) positional+=("$1"); shift ;;
+  esac
 done
-if ((${#missing[@]})); then
-  echo "synchronous_loop.sh: the training loop is not built yet: ${missing[*]} do not exist." >&2
-  echo "What works today: the rules engine, SGF and the GTP engine ($bin/tengen-gtp)." >&2
-  exit 1
+((${#positional[@]} <= 5)) || { echo "synchronous_loop.sh: too many arguments" >&2; usage; }
+base=${positional[0]:-./run}
+run_name=${positional[1]:-run}
+model_kind=${positional[3]:-b4c64}
+training_name=${positional[2]:-$model_kind}
+gating=${positional[4]:-1}
+[[ $cycles =~ ^[0-9]+$ ]] || { echo "synchronous_loop.sh: --cycles must be a number, got '$cycles'" >&2; exit 2; }
+[[ $games =~ ^[1-9][0-9]*$ ]] || { echo "synchronous_loop.sh: --games-per-cycle must be a positive number, got '$games'" >&2; exit 2; }
+[[ $gating == 0 || $gating == 1 ]] || { echo "synchronous_loop.sh: USEGATING must be 0 or 1, got '$gating'" >&2; exit 2; }
+[[ $model_kind =~ ^b[0-9]+c[0-9]+$ ]] || { echo "synchronous_loop.sh: MODELKIND must look like b6c96, got '$model_kind'" >&2; exit 2; }
+for program in selfplay shuffler trainer exporter gatekeeper; do
+  [[ -f $configs/$program.cfg ]] || { echo "synchronous_loop.sh: missing $configs/$program.cfg" >&2; exit 2; }
+done
+
+if [[ -z ${TENGEN_BIN:-} ]]; then
+  "$root/scripts/build.sh"
+  bin=${BUILD_DIR:-$root/build/release}/bin
+else
+  bin=$TENGEN_BIN
 fi
+for program in selfplay shuffler trainer exporter gatekeeper; do
+  [[ -x $bin/tengen-$program ]] || { echo "synchronous_loop.sh: $bin/tengen-$program is missing" >&2; exit 1; }
+done
+
+mkdir -p "$base/status" "$base/models"
+base=$(cd "$base" && pwd)
+host=$(hostname 2>/dev/null || echo unknown)
+status_file=$base/status/synchronous_loop-$host.json
+started=$(date +%s)
+
+# The phase for people and the status tool, in the heartbeat format (published atomically).
+record_phase() {
+  local phase=$1 cycle=$2 tmp
+  tmp=$base/status/.tmp.synchronous_loop-$host-$$
+  printf '{"program": "synchronous_loop", "host": "%s", "pid": %d, "time_utc": "%s", "state": "%s", "texts": {"run": "%s", "training_name": "%s", "model_kind": "%s", "gating": "%s"}, "counters": {"cycle": %d, "seconds": %d}}\n' \
+    "$host" $$ "$(date -u +%Y-%m-%dT%H:%M:%S.000Z)" "$phase" "$run_name" "$training_name" \
+    "$model_kind" "$gating" "$cycle" $(($(date +%s) - started)) > "$tmp"
+  mv -f "$tmp" "$status_file"
+}
+
+interrupted=0
+trap 'interrupted=1' INT TERM
+
+# run_stage PHASE CYCLE PROGRAM ARGS...: one program to its end; the loop ends after it when
+# Ctrl-C arrived (the program itself has stopped cleanly and published what was complete).
+run_stage() {
+  local phase=$1 cycle=$2 program=$3
+  shift 3
+  record_phase "$phase" "$cycle"
+  echo "=== cycle $cycle: $phase ($(date -u +%H:%M:%S)) ===" >&2
+  local code=0
+  # shellcheck disable=SC2086
+  "$bin/tengen-$program" --config "$configs/$program.cfg" --output-dir "$base" "$@" \
+    ${sets[$program]} || code=$?
+  if ((interrupted)); then
+    record_phase stopped "$cycle"
+    echo "synchronous_loop.sh: stopped during $phase; run again to resume" >&2
+    exit 0
+  fi
+  if ((code != 0)); then
+    record_phase "failed:$phase" "$cycle"
+    echo "synchronous_loop.sh: tengen-$program exited with $code (log: $base/logs/$program/)" >&2
+    exit "$code"
+  fi
+}
+
+echo "synchronous_loop.sh: base $base, run $run_name, training $training_name, net $model_kind, gating $gating, $games games per cycle" >&2
+cycle=0
+while ((cycles == 0 || cycle < cycles)); do
+  cycle=$((cycle + 1))
+  if ((gating)); then
+    run_stage gating "$cycle" gatekeeper --quit-if-no-nets-to-test true
+  fi
+  run_stage selfplay "$cycle" selfplay --models-dir "$base/models" --max-games-total "$games"
+  run_stage shuffle "$cycle" shuffler --once true --set min_rows=1000 --set taper_window_scale=2000 \
+    --set rows_per_output_file=20000
+  run_stage train "$cycle" trainer --training-name "$training_name" --run-name "$run_name" \
+    --model-kind "$model_kind" --stop-when-train-bucket-limited true --quit-if-no-data true \
+    --set samples_per_epoch=5000 --set max_train_bucket_per_new_data=4 \
+    --set max_train_bucket_size=20000 --set export_mode=main
+  run_stage export "$cycle" exporter --once true --gating "$([[ $gating == 1 ]] && echo true || echo false)"
+  accepted=$(find "$base/models" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp*' | wc -l)
+  echo "=== cycle $cycle done: $accepted accepted models in $base/models ===" >&2
+done
+if ((gating)); then
+  run_stage gating "$cycle" gatekeeper --quit-if-no-nets-to-test true
+fi
+record_phase done "$cycle"

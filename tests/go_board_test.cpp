@@ -207,7 +207,7 @@ TEST_CASE("board: positional superko forbids a cycle that simple ko allows") {
   CHECK(positional.Check(W(positional, 1, 1)) == Illegal::kKo);
 }
 
-TEST_CASE("game: passes end the game; move cap ends it too") {
+TEST_CASE("game: passes end the game, move cap ends it too") {
   GameState g(9);
   CHECK_FALSE(g.IsOver());
   g.Play({kPassLoc, Color::kBlack});

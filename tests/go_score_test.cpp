@@ -7,7 +7,7 @@
 
 using namespace tengen::go;
 
-TEST_CASE("score: empty board is all dame; one stone owns everything") {
+TEST_CASE("score: empty board is all dame, one stone owns everything") {
   Board b(9);
   CHECK(TrompTaylorScore(b, 0) == 0);
   CHECK(TrompTaylorScore(b, 7.5) == -7.5);

@@ -509,5 +509,108 @@ TEST_CASE("gtp: Run answers each line, flushes, and stops at quit") {
   CHECK(out2.str() == "= tengen\n\n");
 }
 
+// Records what genmove asked for and answers with a fixed reply.
+class RecordingGenerator : public MoveGenerator {
+ public:
+  explicit RecordingGenerator(GenMoveRequest* last, GenMoveReply reply = GenMoveReply())
+      : last_(last), reply_(reply) {}
+  GenMoveReply GenerateMove(const go::GameState&, const GenMoveRequest& request) override {
+    *last_ = request;
+    return reply_;
+  }
+
+ private:
+  GenMoveRequest* last_;
+  GenMoveReply reply_;
+};
+
+TEST_CASE("gtp: GUI and KGS commands: cleanup genmove, clock, final_status_list") {
+  GtpEngine engine = MakeEngine();
+  const std::vector<std::string> names = ListedCommands(engine);
+  for (const char* required :
+       {"kgs-genmove_cleanup", "final_status_list", "time_settings", "time_left"}) {
+    CHECK_MESSAGE(std::find(names.begin(), names.end(), required) != names.end(), required);
+  }
+  CHECK(Ask(engine, "kgs-genmove_cleanup") == "? syntax error\n\n");
+  CHECK(Ask(engine, "kgs-genmove_cleanup red") == "? invalid color\n\n");
+  CHECK(Ask(engine, "time_settings 300 30") == "? syntax error\n\n");
+  CHECK(Ask(engine, "time_settings 300 30 x") == "? syntax error\n\n");
+  CHECK(Ask(engine, "time_settings -1 30 5") == "? syntax error\n\n");
+  CHECK(Ask(engine, "time_left b 30") == "? syntax error\n\n");
+  CHECK(Ask(engine, "time_left x 30 0") == "? invalid color\n\n");
+  CHECK(Ask(engine, "time_left b -3 0") == "? syntax error\n\n");
+  CHECK(Ask(engine, "final_status_list") == "? syntax error\n\n");
+  CHECK(StartsWith(Ask(engine, "final_status_list dying"), "? syntax error"));
+  CHECK(Ask(engine, "final_status_list dead") == "= \n\n");
+  CHECK(Ask(engine, "final_status_list seki") == "= \n\n");
+  CHECK(Ask(engine, "play b c3") == "= \n\n");
+  CHECK(Ask(engine, "final_status_list alive") == "= C3\n\n");
+  // The random generator never passes in cleanup while it has a move.
+  const std::string answer = Ask(engine, "kgs-genmove_cleanup w");
+  CHECK(StartsWith(answer, "= "));
+  CHECK(answer != "= pass\n\n");
+}
+
+TEST_CASE("gtp: the clock becomes the move's time budget") {
+  GenMoveRequest last;
+  GtpOptions options;
+  options.board_size = 5;
+  GtpEngine engine(options, std::make_unique<RecordingGenerator>(&last));
+  CHECK(Ask(engine, "genmove b") == "= pass\n\n");
+  CHECK(last.color == go::Color::kBlack);
+  CHECK_FALSE(last.cleanup);
+  CHECK(last.max_seconds == 0);  // no clock
+  CHECK(Ask(engine, "kgs-genmove_cleanup white") == "= pass\n\n");
+  CHECK(last.color == go::Color::kWhite);
+  CHECK(last.cleanup);
+  // 300 s main time on an empty 5x5 board: 90% of a tenth (25 / 3 < 10).
+  CHECK(Ask(engine, "time_settings 300 30 5") == "= \n\n");
+  CHECK(Ask(engine, "genmove b") == "= pass\n\n");
+  CHECK(last.max_seconds == doctest::Approx(27.0));
+  // Byo-yomi: 30 s for 5 stones.
+  CHECK(Ask(engine, "time_left b 30 5") == "= \n\n");
+  CHECK(Ask(engine, "genmove b") == "= pass\n\n");
+  CHECK(last.max_seconds == doctest::Approx(5.4));
+  // White's clock is its own.
+  CHECK(Ask(engine, "genmove w") == "= pass\n\n");
+  CHECK(last.max_seconds == doctest::Approx(27.0));
+  // No time limit at all.
+  CHECK(Ask(engine, "time_settings 0 0 0") == "= \n\n");
+  CHECK(Ask(engine, "genmove b") == "= pass\n\n");
+  CHECK(last.max_seconds == 0);
+
+  ClockState clock;
+  CHECK(MoveTimeBudget(clock, go::Board(19)) == 0);
+  clock.known = true;
+  clock.seconds = 600;
+  CHECK(MoveTimeBudget(clock, go::Board(19)) == doctest::Approx(0.9 * 600 / 120));
+  clock.seconds = 0;
+  CHECK(MoveTimeBudget(clock, go::Board(19)) == 0);
+}
+
+TEST_CASE("gtp: resign answers resign and plays nothing") {
+  GenMoveRequest last;
+  GenMoveReply resign;
+  resign.resign = true;
+  GtpOptions options;
+  options.board_size = 5;
+  GtpEngine engine(options, std::make_unique<RecordingGenerator>(&last, resign));
+  CHECK(Ask(engine, "genmove b") == "= resign\n\n");
+  CHECK(engine.game().moves().empty());
+}
+
+TEST_CASE("gtp: boardsize and loadsgf stop at the largest board the net plays") {
+  TempDir dir;
+  GtpOptions options;
+  options.board_size = 9;
+  options.max_board_size = 9;
+  GtpEngine engine(options, std::make_unique<RandomMoveGenerator>(1));
+  CHECK(Ask(engine, "boardsize 10") == "? unacceptable size\n\n");
+  CHECK(Ask(engine, "boardsize 9") == "= \n\n");
+  const std::string file = dir.Write("big.sgf", "(;FF[4]SZ[13];B[aa])");
+  CHECK(StartsWith(Ask(engine, "loadsgf " + file), "? cannot load file"));
+  CHECK(engine.game().size() == 9);
+}
+
 }  // namespace
 }  // namespace tengen::gtp

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gtp_test_client.h"
+#include "test_support.h"
 #include "util/subprocess.h"
 
 namespace tengen::gtp_test {
@@ -84,9 +85,74 @@ TEST_CASE("tengen-gtp: usage errors exit 2 and name the key") {
 TEST_CASE("tengen-gtp: --help lists the options and exits 0") {
   const ProcessResult result = RunProcess({kBinary, "--help"});
   CHECK(result.exit_code == 0);
-  for (const char* key :
-       {"rules.komi", "rules.ko", "rules.suicide", "board_size", "seed", "max_moves"}) {
+  for (const char* key : {"rules.komi", "rules.ko", "rules.suicide", "board_size", "seed",
+                          "max_moves", "model", "models_dir", "device", "precision", "visits",
+                          "seconds_per_move", "threads", "reuse_tree", "resign", "pos_len"}) {
     CHECK_MESSAGE(Contains(result.output, key), key);
+  }
+}
+
+TEST_CASE("tengen-gtp: MCTS with the random net, threads and a GUI's session") {
+  GtpClient engine(
+      {kBinary, "--visits", "40", "--threads", "2", "--seed", "5", "--verbose", "false"});
+  CHECK(engine.Must("version") == "0.1 (random)");
+  CHECK(engine.Must("boardsize 7").empty());
+  CHECK(engine.Must("clear_board").empty());
+  CHECK(engine.Must("komi 6.5").empty());
+  CHECK(engine.Must("time_settings 60 10 5").empty());
+  std::string colour = "b";
+  for (int move = 0; move < 12; ++move) {
+    CHECK(engine.Must("time_left " + colour + " 60 0").empty());
+    const std::string vertex = engine.Must("genmove " + colour);
+    if (vertex != "pass") {
+      CHECK(WordSet(engine.Must("list_stones " + colour)).count(vertex) == 1);
+    }
+    colour = colour == "b" ? "w" : "b";
+  }
+  CHECK(engine.Must("undo").empty());
+  CHECK(Contains(engine.Must("showboard"), "A B C D E F G"));
+  const std::string score = engine.Must("final_score");
+  CHECK((score[0] == 'B' || score[0] == 'W' || score == "0"));
+  CHECK(engine.Must("known_command kgs-genmove_cleanup") == "true");
+  CHECK(engine.Must("quit").empty());
+}
+
+TEST_CASE("tengen-gtp: model options are checked before play") {
+  testing::TempDir dir;
+  {
+    const ProcessResult result = RunProcess({kBinary, "--model", dir / "nonexistent"}, "quit\n");
+    CHECK(result.exit_code == 2);
+    CHECK(Contains(result.output, "nonexistent"));
+  }
+  {
+    const ProcessResult result =
+        RunProcess({kBinary, "--model", dir.path(), "--models-dir", dir.path()}, "quit\n");
+    CHECK(result.exit_code == 2);
+    CHECK(Contains(result.output, "not both"));
+  }
+  {
+    const ProcessResult result = RunProcess({kBinary, "--models-dir", dir.path()}, "quit\n");
+    CHECK(result.exit_code == 2);
+    CHECK(Contains(result.output, "no model"));
+  }
+  {
+    const ProcessResult result =
+        RunProcess({kBinary, "--visits", "0", "--seconds-per-move", "0"}, "quit\n");
+    CHECK(result.exit_code == 2);
+    CHECK(Contains(result.output, "seconds_per_move"));
+  }
+  {
+    // Without a model the planes are 19 wide, so a larger board_size is out of range.
+    const ProcessResult result =
+        RunProcess({kBinary, "--pos-len", "9", "--board-size", "13"}, "quit\n");
+    CHECK(result.exit_code == 2);
+    CHECK(Contains(result.output, "board_size"));
+  }
+  {
+    const ProcessResult result =
+        RunProcess({kBinary, "--pos-len", "9", "--seed", "1"}, "boardsize 13\nboardsize 9\nquit\n");
+    CHECK(result.exit_code == 0);
+    CHECK(Contains(result.output, "? unacceptable size\n\n= \n\n"));
   }
 }
 

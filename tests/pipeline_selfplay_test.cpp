@@ -153,7 +153,7 @@ TEST_CASE("selfplay: a bad option exits 2 naming the key") {
   CHECK(!fs::exists(SelfplayDir(base.path())));
 }
 
-TEST_CASE("selfplay: devices=cpu,cpu runs two servers; a bad devices list exits 2") {
+TEST_CASE("selfplay: devices=cpu,cpu runs two servers, a bad devices list exits 2") {
   testing::TempDir base;
   std::vector<std::string> argv = SmallRun(base.path());
   for (const char* arg : {"--max-games-total", "4", "--set", "devices=cpu,cpu"})
@@ -203,7 +203,7 @@ TEST_CASE("selfplay options: weighted lists") {
   }
 }
 
-TEST_CASE("model registry: newest by samples, then by time; hook required for a model") {
+TEST_CASE("model registry: newest by samples, then by time, hook required for a model") {
   int64_t samples = 0, rows = 0;
   CHECK(ParseModelName("run1-train-s1000-d50", &samples, &rows));
   CHECK(samples == 1000);
@@ -254,7 +254,7 @@ TEST_CASE("heartbeat: JSON escaping and numbers") {
   CHECK(ReadFile(heartbeat.path()).find("\"games\": 3") != std::string::npos);
 }
 
-TEST_CASE("heartbeat: a failed write waits out the interval; a deleted directory is recreated") {
+TEST_CASE("heartbeat: a failed write waits out the interval, a deleted directory is recreated") {
   testing::TempDir base;
   HeartbeatInfo info;
   info.state = "playing";

@@ -184,7 +184,7 @@ TEST_CASE("epoch batches: a rank's slice, the same batches after a skip") {
   CHECK(a.ownership == b0.ownership);
 }
 
-TEST_CASE("shuffle discovery: newest complete shuffle; content keys") {
+TEST_CASE("shuffle discovery: newest complete shuffle, content keys") {
   testing::TempDir dir;
   Logger logger = QuietLogger();
   CHECK_FALSE(FindNewestShuffle(dir.path(), logger).has_value());

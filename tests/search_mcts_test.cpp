@@ -294,7 +294,7 @@ TEST_CASE("search: move choice with temperature 0 takes the most visits, 1 sampl
   }
 }
 
-TEST_CASE("search: forced playouts visit a poor low-prior move; the pruned target drops them") {
+TEST_CASE("search: forced playouts visit a poor low-prior move, the pruned target drops them") {
   const Loc good = MakeLoc(2, 2, 9), poor = MakeLoc(6, 6, 9);
   FakeEvaluator eval;
   eval.policy = [&](const GameState&) { return PolicyOn(9, {{good, 0.9f}, {poor, 0.1f}}); };

@@ -373,7 +373,7 @@ TEST_CASE("torch evaluator: folded batch norms give the unfolded outputs") {
   CHECK_FALSE(model->net()->folded());
 }
 
-TEST_CASE("torch evaluator: bf16 is close to fp32; fp16 and bad devices are ConfigErrors") {
+TEST_CASE("torch evaluator: bf16 is close to fp32, fp16 and bad devices are ConfigErrors") {
   auto model = TorchModel::Create(SmallConfig(9), 51);
   const EvalBatch batch = RandomBatch(8, 9, 9, 52);
   TorchEvaluator fp32(*model, Options("fp32"));

@@ -14,6 +14,7 @@
 #include "go/score.h"
 #include "go/sgf.h"
 #include "go/sgf_game.h"
+#include "gtp/cleanup.h"
 #include "util/error.h"
 #include "util/publish.h"
 
@@ -128,11 +129,30 @@ struct GtpEngine::Command {
   std::vector<std::string> args;
 };
 
-go::Loc RandomMoveGenerator::GenerateMove(const go::GameState& game, go::Color color) {
+GenMoveReply RandomMoveGenerator::GenerateMove(const go::GameState& game,
+                                               const GenMoveRequest& request) {
   // RandomNonEyeMove moves for game.to_move(), but GTP may ask for either colour.
   go::GameState state = game;
-  state.set_to_move(color);
-  return go::RandomNonEyeMove(state, rng_);
+  state.set_to_move(request.color);
+  GenMoveReply reply;
+  reply.loc = go::RandomNonEyeMove(state, rng_);
+  return reply;
+}
+
+double MoveTimeBudget(const ClockState& clock, const go::Board& board) {
+  if (!clock.known || clock.seconds <= 0) return 0;
+  int share = clock.stones;
+  if (share <= 0) {
+    int empty = 0;
+    for (int y = 0; y < board.size(); ++y) {
+      for (int x = 0; x < board.size(); ++x) {
+        if (board.At(board.LocOf(x, y)) == go::Color::kEmpty) ++empty;
+      }
+    }
+    share = std::max(10, empty / 3);
+  }
+  // A clock that has run out still gets a moment rather than "no limit".
+  return std::max(0.9 * clock.seconds / share, 0.01);
 }
 
 GtpEngine::GtpEngine(GtpOptions options, std::unique_ptr<MoveGenerator> generator)
@@ -208,12 +228,16 @@ const std::vector<std::pair<std::string, GtpEngine::Handler>>& GtpEngine::Comman
       {"komi", &GtpEngine::Komi},
       {"play", &GtpEngine::PlayCommand},
       {"genmove", &GtpEngine::GenMove},
+      {"kgs-genmove_cleanup", &GtpEngine::GenMoveCleanup},
       {"undo", &GtpEngine::UndoCommand},
       {"showboard", &GtpEngine::ShowBoard},
       {"final_score", &GtpEngine::FinalScore},
       {"loadsgf", &GtpEngine::LoadSgf},
       {"printsgf", &GtpEngine::PrintSgf},
       {"list_stones", &GtpEngine::ListStones},
+      {"final_status_list", &GtpEngine::FinalStatusList},
+      {"time_settings", &GtpEngine::TimeSettings},
+      {"time_left", &GtpEngine::TimeLeft},
       {"tengen-rules", &GtpEngine::RulesCommand},
   };
   return kCommands;
@@ -269,7 +293,7 @@ std::string GtpEngine::BoardSize(const Command& command, bool* ok) {
   if (command.args.size() != 1 || !ParseInt(command.args[0], &size)) {
     return Fail(ok, "syntax error");
   }
-  if (size < go::kMinSize || size > go::kMaxSize) return Fail(ok, "unacceptable size");
+  if (size < go::kMinSize || size > options_.max_board_size) return Fail(ok, "unacceptable size");
   options_.board_size = size;
   ResetGame();
   return "";
@@ -303,21 +327,35 @@ std::string GtpEngine::PlayCommand(const Command& command, bool* ok) {
 }
 
 std::string GtpEngine::GenMove(const Command& command, bool* ok) {
-  go::Color color = go::Color::kEmpty;
+  return GenerateAndPlay(command, /*cleanup=*/false, ok);
+}
+
+std::string GtpEngine::GenMoveCleanup(const Command& command, bool* ok) {
+  return GenerateAndPlay(command, /*cleanup=*/true, ok);
+}
+
+std::string GtpEngine::GenerateAndPlay(const Command& command, bool cleanup, bool* ok) {
+  GenMoveRequest request;
+  request.cleanup = cleanup;
   if (command.args.size() != 1) return Fail(ok, "syntax error");
-  if (!go::ParseColor(command.args[0], &color)) return Fail(ok, "invalid color");
+  if (!go::ParseColor(command.args[0], &request.color)) return Fail(ok, "invalid color");
+  if (time_limited_) {
+    request.max_seconds =
+        MoveTimeBudget(clocks_[request.color == go::Color::kWhite ? 1 : 0], game_.board());
+  }
   // At the move cap the game is over for us: pass rather than extend it.
-  const go::Loc loc =
-      game_.ReachedMoveCap() ? go::kPassLoc : generator_->GenerateMove(game_, color);
-  const go::Move move{loc, color};
+  GenMoveReply reply;
+  if (!game_.ReachedMoveCap()) reply = generator_->GenerateMove(game_, request);
+  if (reply.resign) return "resign";
+  const go::Move move{reply.loc, request.color};
   const go::Illegal reason = game_.Check(move);
   if (reason != go::Illegal::kNone) {
-    return Fail(ok, "internal error: the move generator chose " + go::LocToGtp(loc, game_.size()) +
-                        " for " + ColorName(color) + ", which is illegal (" +
-                        go::IllegalName(reason) + ")");
+    return Fail(ok, "internal error: the move generator chose " +
+                        go::LocToGtp(reply.loc, game_.size()) + " for " + ColorName(request.color) +
+                        ", which is illegal (" + go::IllegalName(reason) + ")");
   }
   game_.Play(move);
-  return go::LocToGtp(loc, game_.size());
+  return go::LocToGtp(reply.loc, game_.size());
 }
 
 std::string GtpEngine::UndoCommand(const Command& command, bool* ok) {
@@ -366,6 +404,11 @@ std::string GtpEngine::LoadSgf(const Command& command, bool* ok) {
     const std::vector<std::vector<go::SgfNode>> games = go::ParseSgfCollection(ReadFile(path));
     if (games.empty() || games[0].empty()) throw FormatError("no game in " + path);
     go::SgfRecord record = go::RecordFromNodes(games[0]);
+    if (record.size > options_.max_board_size) {
+      throw FormatError("board size " + std::to_string(record.size) + " is larger than " +
+                        std::to_string(options_.max_board_size) +
+                        ", the largest this engine plays");
+    }
     // A file without RU or KM (or with rules we do not know) keeps the engine's current
     // rules rather than silently switching to the defaults.
     go::Rules rules = options_.rules;
@@ -419,6 +462,89 @@ std::string GtpEngine::ListStones(const Command& command, bool* ok) {
     }
   }
   return text;
+}
+
+// The dead stones are those random playouts give to the other colour (gtp/cleanup.h), the
+// same estimate kgs-genmove_cleanup uses; seki is not detected (always empty), as random
+// playouts break most sekis.
+std::string GtpEngine::FinalStatusList(const Command& command, bool* ok) {
+  if (command.args.size() != 1) return Fail(ok, "syntax error");
+  const std::string& status = command.args[0];
+  if (status != "dead" && status != "alive" && status != "seki") {
+    return Fail(ok, "syntax error: status must be alive, dead or seki");
+  }
+  if (status == "seki") return "";
+  const go::Board& board = game_.board();
+  const CleanupParams params;
+  const std::vector<float> ownership = PlayoutOwnership(game_, params.playouts, status_rng_);
+  std::vector<go::Loc> dead;
+  for (const go::Color color : {go::Color::kBlack, go::Color::kWhite}) {
+    for (const go::Loc loc : DeadStones(board, ownership, color, params.dead_threshold)) {
+      dead.push_back(loc);
+    }
+  }
+  // One line per chain, as GNU Go answers.
+  std::string text;
+  std::vector<bool> listed(go::kMaxArraySize, false);
+  for (int y = 0; y < board.size(); ++y) {
+    for (int x = 0; x < board.size(); ++x) {
+      const go::Loc loc = board.LocOf(x, y);
+      if (!go::IsStone(board.At(loc)) || listed[board.ChainHead(loc)]) continue;
+      const bool is_dead = std::find(dead.begin(), dead.end(), loc) != dead.end();
+      if (is_dead != (status == "dead")) continue;
+      listed[board.ChainHead(loc)] = true;
+      std::string line;
+      go::Loc stone = loc;
+      do {
+        if (!line.empty()) line += ' ';
+        line += go::LocToGtp(stone, board.size());
+        stone = board.NextInChain(stone);
+      } while (stone != loc);
+      if (!text.empty()) text += '\n';
+      text += line;
+    }
+  }
+  return text;
+}
+
+// time_settings main_time byo_yomi_time byo_yomi_stones (GTP 2, section 6.3.5); all zero
+// byo-yomi time with zero stones and zero main time means no time limit.
+std::string GtpEngine::TimeSettings(const Command& command, bool* ok) {
+  int main_time = 0, byo_yomi_time = 0, byo_yomi_stones = 0;
+  if (command.args.size() != 3 || !ParseInt(command.args[0], &main_time) ||
+      !ParseInt(command.args[1], &byo_yomi_time) || !ParseInt(command.args[2], &byo_yomi_stones) ||
+      main_time < 0 || byo_yomi_time < 0 || byo_yomi_stones < 0) {
+    return Fail(ok, "syntax error");
+  }
+  time_limited_ = main_time > 0 || byo_yomi_time > 0;
+  for (ClockState& clock : clocks_) {
+    clock = ClockState();
+    // Until time_left says otherwise, the clock is the start of the main time (or of the
+    // first byo-yomi period).
+    clock.known = time_limited_;
+    clock.seconds = main_time > 0 ? main_time : byo_yomi_time;
+    clock.stones = main_time > 0 ? 0 : byo_yomi_stones;
+  }
+  return "";
+}
+
+// time_left color time stones (GTP 2, section 6.3.6).
+std::string GtpEngine::TimeLeft(const Command& command, bool* ok) {
+  go::Color color = go::Color::kEmpty;
+  double seconds = 0;
+  int stones = 0;
+  if (command.args.size() != 3) return Fail(ok, "syntax error");
+  if (!go::ParseColor(command.args[0], &color)) return Fail(ok, "invalid color");
+  if (!ParseFloat(command.args[1], &seconds) || !ParseInt(command.args[2], &stones) ||
+      seconds < 0 || stones < 0) {
+    return Fail(ok, "syntax error");
+  }
+  ClockState& clock = clocks_[color == go::Color::kWhite ? 1 : 0];
+  time_limited_ = true;  // a controller may send time_left without time_settings
+  clock.known = true;
+  clock.seconds = seconds;
+  clock.stones = stones;
+  return "";
 }
 
 std::string GtpEngine::RulesCommand(const Command& command, bool* ok) {

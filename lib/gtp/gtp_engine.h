@@ -1,8 +1,13 @@
 #pragma once
 // A GTP version 2 engine over a GameState: the protocol (ids, comments, error answers), board
-// and rules commands, SGF load/print, and genmove through a pluggable MoveGenerator (random
-// play until a net exists; later issues plug in MCTS). It never throws on bad input: every
-// malformed or illegal command gets a "?" answer.
+// and rules commands, SGF load/print, clock commands, and genmove / kgs-genmove_cleanup through
+// a pluggable MoveGenerator (gtp/search_player.h plays with MCTS; RandomMoveGenerator plays
+// random legal moves). It never throws on bad input: every malformed or illegal command gets a
+// "?" answer.
+//
+// Clock: time_settings and time_left are accepted (Sabaki, GoGui and KGS send them); the
+// seconds left on the mover's clock become a per-move time budget in GenMoveRequest (see
+// MoveTimeBudget), which a generator applies on top of its own limits.
 
 #include <istream>
 #include <memory>
@@ -17,27 +22,58 @@
 
 namespace tengen::gtp {
 
+// What genmove asks of a generator.
+struct GenMoveRequest {
+  go::Color color = go::Color::kBlack;  // may differ from game.to_move(): GTP allows it
+  // kgs-genmove_cleanup: do not pass while dead opponent stones can still be captured (the
+  // rule is the generator's; gtp/cleanup.h has the one SearchPlayer uses).
+  bool cleanup = false;
+  // Seconds this move may take by the controller's clock (time_left); <= 0: no clock limit.
+  double max_seconds = 0;
+};
+
+struct GenMoveReply {
+  go::Loc loc = go::kPassLoc;  // a legal move for the colour, or kPassLoc
+  bool resign = false;         // answer "resign" (loc is then ignored)
+};
+
 // Chooses the engine's move for genmove.
 class MoveGenerator {
  public:
   virtual ~MoveGenerator() = default;
-  // A legal move for `color` in `game` (kPassLoc to pass).
-  virtual go::Loc GenerateMove(const go::GameState& game, go::Color color) = 0;
+  virtual GenMoveReply GenerateMove(const go::GameState& game, const GenMoveRequest& request) = 0;
 };
 
-// A uniformly random legal move that does not fill the mover's own single-point eye.
+// A uniformly random legal move that does not fill the mover's own single-point eye. It never
+// passes while such a move exists, so it satisfies the cleanup rule trivially.
 class RandomMoveGenerator : public MoveGenerator {
  public:
   explicit RandomMoveGenerator(uint64_t seed) : rng_(seed) {}
-  go::Loc GenerateMove(const go::GameState& game, go::Color color) override;
+  GenMoveReply GenerateMove(const go::GameState& game, const GenMoveRequest& request) override;
 
  private:
   Rng rng_;
 };
 
+// The controller's clock for one colour (time_settings / time_left).
+struct ClockState {
+  bool known = false;  // set by time_settings or time_left
+  double seconds = 0;  // left in the current period
+  int stones = 0;      // stones to play in it (0: main time, or no byo-yomi)
+};
+
+// Seconds to spend on this move given the clock: a 1/stones share of a byo-yomi period, or in
+// main time a 1/max(10, empty points / 3) share (so a 9x9 game with 60 s left spends 2 s
+// on move one); 90% of that, leaving the rest for pipes and process scheduling. 0 when the
+// clock is unknown or there is no time limit (time_settings with 0 byo-yomi time and 0 main
+// time means "no limit" in GTP).
+double MoveTimeBudget(const ClockState& clock, const go::Board& board);
+
 struct GtpOptions {
   go::Rules rules;
   int board_size = 19;
+  // The largest board boardsize accepts (a net runs on planes of this side, its pos_len).
+  int max_board_size = go::kMaxSize;
   int max_moves = 0;  // move cap for the game (0: none)
   std::string name = "tengen";
   std::string version = "0.1";
@@ -75,6 +111,8 @@ class GtpEngine {
   std::string Komi(const Command& command, bool* ok);
   std::string PlayCommand(const Command& command, bool* ok);
   std::string GenMove(const Command& command, bool* ok);
+  std::string GenMoveCleanup(const Command& command, bool* ok);
+  std::string GenerateAndPlay(const Command& command, bool cleanup, bool* ok);
   std::string UndoCommand(const Command& command, bool* ok);
   std::string ShowBoard(const Command& command, bool* ok);
   std::string FinalScore(const Command& command, bool* ok);
@@ -82,6 +120,9 @@ class GtpEngine {
   std::string PrintSgf(const Command& command, bool* ok);
   std::string ListStones(const Command& command, bool* ok);
   std::string RulesCommand(const Command& command, bool* ok);
+  std::string FinalStatusList(const Command& command, bool* ok);
+  std::string TimeSettings(const Command& command, bool* ok);
+  std::string TimeLeft(const Command& command, bool* ok);
   // A fresh game with the current size, rules and move cap.
   void ResetGame();
 
@@ -90,6 +131,9 @@ class GtpEngine {
   GtpOptions options_;
   std::unique_ptr<MoveGenerator> generator_;
   go::GameState game_;
+  bool time_limited_ = false;  // time_settings gave a main or byo-yomi time
+  ClockState clocks_[2];       // black, white
+  Rng status_rng_{20260101};   // final_status_list's playouts: a fixed seed, repeatable answers
 };
 
 }  // namespace tengen::gtp

@@ -91,6 +91,20 @@ std::vector<std::pair<double, double>> ParseWeightedList(const std::string& key,
   return list;
 }
 
+std::vector<std::pair<int, double>> ParseBoardSizes(const std::string& key, const std::string& text,
+                                                    int pos_len) {
+  std::vector<std::pair<int, double>> sizes;
+  for (const auto& [size, weight] : ParseWeightedList(key, text, go::kMinSize, go::kMaxSize)) {
+    if (size != std::floor(size))
+      throw ConfigError("bad value '" + text + "' for " + key + ": sizes must be integers");
+    if (size > pos_len)
+      throw ConfigError(key + ": size " + std::to_string(static_cast<int>(size)) +
+                        " exceeds pos_len " + std::to_string(pos_len) + " (raise pos_len)");
+    sizes.emplace_back(static_cast<int>(size), weight);
+  }
+  return sizes;
+}
+
 void DeclareSelfplayOptions(ConfigSpec& spec) {
   const search::SearchParams s;
   const search::PlayoutCap cap;
@@ -168,17 +182,7 @@ SelfplayOptions SelfplayOptionsFromConfig(const Config& config) {
   GameParams& g = o.game;
   g.rules = RulesFromConfig(config);
   g.pos_len = static_cast<int>(config.GetInt("pos_len"));
-  g.board_sizes.clear();
-  for (const auto& [size, weight] : ParseWeightedList(
-           "board_sizes", config.GetString("board_sizes"), go::kMinSize, go::kMaxSize)) {
-    if (size != std::floor(size))
-      throw ConfigError("bad value '" + config.GetString("board_sizes") +
-                        "' for board_sizes: sizes must be integers");
-    if (size > g.pos_len)
-      throw ConfigError("board_sizes: size " + std::to_string(static_cast<int>(size)) +
-                        " exceeds pos_len " + std::to_string(g.pos_len) + " (raise pos_len)");
-    g.board_sizes.emplace_back(static_cast<int>(size), weight);
-  }
+  g.board_sizes = ParseBoardSizes("board_sizes", config.GetString("board_sizes"), g.pos_len);
   const std::string komis = config.GetString("komis");
   g.komis = komis.empty() ? std::vector<std::pair<double, double>>{{g.rules.komi, 1.0}}
                           : ParseWeightedList("komis", komis, -150, 150);

@@ -26,6 +26,12 @@ SelfplayOptions SelfplayOptionsFromConfig(const Config& config);
 // empty list, an empty entry or an unknown device.
 std::vector<std::string> ParseDeviceList(const std::string& key, const std::string& text);
 
+// Parses a board_sizes value ("9:1,13:0.5") into (size, weight) pairs: integer sizes in
+// [go::kMinSize, go::kMaxSize], none above pos_len. Throws ConfigError naming `key` and the text.
+// Shared by selfplay and the gatekeeper.
+std::vector<std::pair<int, double>> ParseBoardSizes(const std::string& key, const std::string& text,
+                                                    int pos_len);
+
 // Parses "9:1,13:0.5" (value:weight, the weight optional and 1 when left out) into pairs.
 // Values must lie in [min, max], weights be >= 0 with a positive total. Throws ConfigError
 // naming `key` and the text.

@@ -1,0 +1,48 @@
+// tengen-exporter: checks the trainer's snapshots in <output-dir>/torchmodels_toexport(_extra)/
+// and publishes them as models into <output-dir>/modelstobetested/ (gating on) or
+// <output-dir>/models/ (gating off), once (--once) or every --poll-seconds until
+// SIGINT/SIGTERM. Everything but option handling lives in pipeline/exporter.h; the libtorch
+// check is pipeline/torch_export.h.
+
+#include <iostream>
+
+#include "pipeline/base_dir.h"
+#include "pipeline/exporter.h"
+#include "pipeline/torch_export.h"
+#include "util/config.h"
+#include "util/log.h"
+#include "util/program.h"
+#include "util/signals.h"
+
+namespace tengen {
+namespace {
+
+int Main(int argc, const char* const argv[]) {
+  ConfigSpec spec("tengen-exporter",
+                  "Checks trainer snapshots in <output-dir>/torchmodels_toexport/ and publishes "
+                  "them into <output-dir>/modelstobetested/ (or models/ with gating off).");
+  pipeline::DeclareExporterOptions(spec);
+  Config config(spec);
+  if (!ParseCommandLineOrHelp(spec, argc, argv, config, std::cout)) return 0;
+  pipeline::ExporterOptions options = pipeline::ExporterOptionsFromConfig(config);
+  options.check_snapshot = pipeline::TorchSnapshotChecker();
+
+  InstallStopSignalHandlers();
+  Logger logger(ParseLogLevel(config.GetString("log_level")));
+  logger.OpenFile(pipeline::LogsDir(options.base_dir, "exporter") + "/" + pipeline::HostPid() +
+                  ".log");
+  logger.Info("tengen-exporter starting; options:\n" + config.Describe());
+  const pipeline::ExporterStats stats =
+      pipeline::RunExporter(options, logger, StopToken::FromSignals());
+  logger.Info("tengen-exporter done: " + std::to_string(stats.exported) + " exported, " +
+              std::to_string(stats.skipped) + " skipped, " + std::to_string(stats.broken) +
+              " broken snapshots moved aside");
+  return 0;
+}
+
+}  // namespace
+}  // namespace tengen
+
+int main(int argc, char** argv) {
+  return tengen::RunProgram("tengen-exporter", [&] { return tengen::Main(argc, argv); });
+}

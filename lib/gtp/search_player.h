@@ -1,0 +1,105 @@
+#pragma once
+// The GTP engine's move generator with MCTS (search/mcts.h) over any search::LeafEvaluator: a
+// net behind a batching server (gtp/main.cpp wires it) or the uniform evaluator when there is
+// no net. Torch-free: it sees only the LeafEvaluator interface.
+//
+// Limits. A move is searched until the root has `visits` visits or `seconds_per_move` have
+// passed, whichever comes first (either may be 0 for "no limit", not both); the controller's
+// clock (GenMoveRequest::max_seconds) is a further limit. The search is a play search: no
+// root noise, no forced playouts, no temperature (Search::Run with full_search = false), and
+// the most visited move is played, ties broken at random so that two games from the same
+// position need not repeat each other.
+//
+// Threads (root parallelisation). The search itself is single-threaded, so `threads` searches
+// run side by side, one tree and one evaluator each, each to visits / threads root visits,
+// and their root visit counts are summed to choose the move (Chaslot, Winands and van den
+// Herik, "Parallel Monte-Carlo Tree Search", 2008: root parallelisation scales about as well
+// as a shared tree at these sizes). Behind a batching server the trees' leaves are evaluated
+// in one batch, which is what makes a GPU (or a second CPU core) pay off.
+//
+// Tree reuse. Each tree is kept between moves. When the next genmove's position follows on
+// from the tree's root (same start position, size and rules, and the root's moves are a prefix
+// of the game's), the moves in between are played into the tree with Search::Advance, and the
+// subtree of the move actually played is kept. Otherwise (undo, a new game, a changed komi, a
+// genmove for the colour not to move) the trees start afresh.
+//
+// Resignation, off by default: with `resign` on, the player resigns after `resign_turns` of
+// its own moves in a row whose root value (its view, in [-1, 1]) is below `resign_threshold`.
+// Never in cleanup mode.
+//
+// Cleanup mode (kgs-genmove_cleanup): see gtp/cleanup.h. With dead opponent stones on the
+// board the search runs and its root visits rank the cleanup moves; without, the answer is a
+// pass and no search runs.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "go/game.h"
+#include "gtp/cleanup.h"
+#include "gtp/gtp_engine.h"
+#include "search/evaluator.h"
+#include "search/mcts.h"
+#include "util/log.h"
+#include "util/rng.h"
+
+namespace tengen::gtp {
+
+struct SearchPlayerParams {
+  search::SearchParams search;
+  int visits = 400;             // root visits per move, all threads together (0: no limit)
+  double seconds_per_move = 0;  // 0: no limit
+  bool reuse_tree = true;
+  bool resign = false;
+  double resign_threshold = -0.95;
+  int resign_turns = 3;
+  CleanupParams cleanup;
+};
+
+// What the last genmove found, for the log line the program prints.
+struct SearchSummary {
+  int visits = 0;         // root visits over all trees (reused visits included)
+  int reused_visits = 0;  // root visits the trees had before this search
+  float value = 0;        // mover's view, in [-1, 1]
+  float score = 0;        // mover's score lead
+  double seconds = 0;
+  int dead_stones = 0;  // opponent stones judged dead (cleanup mode only)
+};
+
+class SearchPlayer : public MoveGenerator {
+ public:
+  // One tree per evaluator, searched in parallel; the evaluators must outlive the player and
+  // each is used by one thread at a time. With a logger, every move gets one info line
+  // (move, visits, value, score, time).
+  SearchPlayer(SearchPlayerParams params, std::vector<search::LeafEvaluator*> evaluators,
+               uint64_t seed, Logger* logger = nullptr);
+  ~SearchPlayer() override;
+  SearchPlayer(const SearchPlayer&) = delete;
+  SearchPlayer& operator=(const SearchPlayer&) = delete;
+
+  GenMoveReply GenerateMove(const go::GameState& game, const GenMoveRequest& request) override;
+
+  const SearchSummary& last_summary() const { return summary_; }
+
+ private:
+  struct Tree;
+  // Puts every tree's root on `state`, reusing what follows on (see the header comment);
+  // true when every tree followed on.
+  bool SetRoots(const go::GameState& state);
+  // Runs every tree; returns the summed root visits per move index and fills summary_.
+  std::vector<int> RunSearches(double max_seconds);
+  GenMoveReply ChooseMove(const go::GameState& game, const go::GameState& state,
+                          const GenMoveRequest& request);
+
+  SearchPlayerParams params_;
+  std::vector<std::unique_ptr<Tree>> trees_;
+  Rng rng_;
+  Logger* logger_;
+  SearchSummary summary_;
+  // Own moves in a row below resign_threshold, per colour (a controller may ask one engine
+  // for both colours' moves).
+  int low_value_turns_[2] = {0, 0};
+};
+
+}  // namespace tengen::gtp

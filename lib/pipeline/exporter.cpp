@@ -1,0 +1,339 @@
+#include "pipeline/exporter.h"
+
+#include <algorithm>
+#include <boost/filesystem.hpp>
+#include <ctime>
+#include <exception>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "pipeline/base_dir.h"
+#include "pipeline/heartbeat.h"
+#include "pipeline/model_registry.h"
+#include "pipeline/selfplay_config.h"
+#include "util/error.h"
+#include "util/publish.h"
+
+namespace tengen::pipeline {
+namespace {
+
+namespace fs = boost::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::string Join(const std::string& dir, const std::string& name) { return dir + "/" + name; }
+
+// One published entry of a queue.
+struct QueuedSnapshot {
+  std::string path;
+  std::string name;
+  bool named = false;  // the name is <run>-<trainingname>-s<N>-d<N>
+  int64_t samples = 0;
+  int64_t rows = 0;
+  std::time_t mtime = 0;
+};
+
+// Every published entry of both queues, oldest first; names that do not parse come first (they
+// are only moved aside).
+std::vector<QueuedSnapshot> ListQueues(const std::string& base) {
+  std::vector<QueuedSnapshot> queued;
+  for (const std::string& dir : {TorchModelsToExportDir(base), TorchModelsToExportExtraDir(base)}) {
+    for (const std::string& name : ListPublished(dir)) {
+      QueuedSnapshot entry;
+      entry.path = Join(dir, name);
+      entry.name = name;
+      entry.named = ParseModelName(name, &entry.samples, &entry.rows);
+      boost::system::error_code error;
+      entry.mtime = fs::last_write_time(entry.path, error);
+      if (error) continue;  // gone since the listing
+      queued.push_back(entry);
+    }
+  }
+  std::sort(queued.begin(), queued.end(), [](const QueuedSnapshot& a, const QueuedSnapshot& b) {
+    return std::make_tuple(a.named, a.samples, a.mtime, a.name) <
+           std::make_tuple(b.named, b.samples, b.mtime, b.name);
+  });
+  return queued;
+}
+
+// Where a model of this name already is (empty when nowhere): models/, modelstobetested/ or
+// rejectedmodels/.
+std::string FindDownstream(const std::string& base, const std::string& name) {
+  for (const std::string& dir :
+       {ModelsDir(base), ModelsToBeTestedDir(base), RejectedModelsDir(base)}) {
+    boost::system::error_code error;
+    if (fs::exists(Join(dir, name), error)) return Join(dir, name);
+  }
+  return "";
+}
+
+bool Exists(const std::string& path) {
+  boost::system::error_code error;
+  return fs::exists(path, error);
+}
+
+// Removes a consumed snapshot: renamed to a temporary first, so that an interrupted removal
+// never leaves a half-deleted snapshot where the next pass would take it for a broken one.
+void RemoveSnapshot(const std::string& path, Logger& logger) {
+  const std::string temporary = TemporaryPathFor(path);
+  boost::system::error_code error;
+  fs::rename(path, temporary, error);
+  if (error) {
+    if (Exists(path))
+      logger.Warning("cannot remove snapshot " + path + " (" + error.message() +
+                     "); the next pass skips it as already exported");
+    return;
+  }
+  fs::remove_all(temporary, error);
+  if (error)
+    logger.Warning("cannot delete " + temporary + " (" + error.message() +
+                   "); it is deleted once stale");
+}
+
+// Moves a broken snapshot aside with its reason (see exporter.h). Returns false when it could
+// not (the snapshot vanished: another exporter took it).
+bool MoveAside(const std::string& base, const QueuedSnapshot& entry, const std::string& reason,
+               Logger& logger) {
+  const std::string broken_dir = TorchModelsBrokenDir(base);
+  std::string target = Join(broken_dir, entry.name);
+  boost::system::error_code error;
+  try {
+    EnsureDirectory(broken_dir);
+    if (fs::exists(target, error)) target += "-" + UniqueFileStem();
+    fs::rename(entry.path, target, error);
+    if (error)
+      throw IoError("cannot rename " + entry.path + " to " + target + ": " + error.message());
+  } catch (const Error& e) {
+    if (!Exists(entry.path)) return false;
+    logger.Error("snapshot " + entry.path + " is broken (" + reason +
+                 ") and cannot be moved aside: " + e.what());
+    return true;
+  }
+  logger.Error("snapshot " + entry.path + " is broken, moved to " + target + ": " + reason);
+  try {
+    PublishFile(target + ".reason.txt",
+                UtcTimestamp() + " " + HostPid() + ": " + entry.path + ": " + reason + "\n");
+  } catch (const Error& e) {
+    logger.Warning(std::string("cannot write the reason file: ") + e.what());
+  }
+  return true;
+}
+
+// Appends `"key": value` to a JSON object opened with "{".
+void AddField(std::string* json, const std::string& key, const std::string& value_json) {
+  *json += (*json == "{" ? "\n  " : ",\n  ") + JsonString(key) + ": " + value_json;
+}
+
+}  // namespace
+
+std::string TorchModelsToExportExtraDir(const std::string& base) {
+  return TorchModelsToExportDir(base) + "_extra";
+}
+
+std::string TorchModelsBrokenDir(const std::string& base) {
+  return TorchModelsToExportDir(base) + "_broken";
+}
+
+std::string ExportJson(const std::string& name, const CheckedSnapshot& snapshot,
+                       const SnapshotCheckOptions& check, const std::string& destination,
+                       const std::string& exported_utc) {
+  const SnapshotTraining& t = snapshot.training;
+  const auto number = [](int64_t value) { return std::to_string(value); };
+  std::string json = "{";
+  AddField(&json, "format", JsonString("tengen-export"));
+  AddField(&json, "format_version", "1");
+  AddField(&json, "name", JsonString(name));
+  AddField(&json, "architecture", JsonString(snapshot.architecture));
+  AddField(&json, "feature_version", number(snapshot.feature_version));
+  AddField(&json, "pos_len", number(snapshot.pos_len));
+  AddField(&json, "samples", number(t.samples));
+  AddField(&json, "rows", number(t.rows));
+  AddField(&json, "run", JsonString(t.run));
+  AddField(&json, "training_name", JsonString(t.training_name));
+  AddField(&json, "parent_checkpoint", JsonString(t.checkpoint));
+  AddField(&json, "snapshot_created_utc", JsonString(t.created_utc));
+  AddField(&json, "weights_crc32", JsonString(snapshot.weights_crc32));
+  AddField(&json, "weights_bytes", number(snapshot.weights_bytes));
+  AddField(&json, "batchnorm", JsonString("unfolded"));
+  AddField(&json, "fold_check_max_difference", JsonNumber(snapshot.fold_max_difference));
+  AddField(&json, "fold_check_tolerance", JsonNumber(check.fold_tolerance));
+  AddField(&json, "exported_utc", JsonString(exported_utc));
+  AddField(&json, "exporter", JsonString(HostPid()));
+  AddField(&json, "destination", JsonString(destination));
+  return json + "\n}\n";
+}
+
+ExporterStats ExportPending(const ExporterOptions& options, Logger& logger, const StopToken& stop) {
+  TENGEN_CHECK(static_cast<bool>(options.check_snapshot), "the exporter needs a CheckSnapshot");
+  const std::string& base = options.base_dir;
+  for (const std::string& dir : {TorchModelsToExportDir(base), TorchModelsToExportExtraDir(base)}) {
+    try {
+      const int removed = RemoveStaleTemporaries(dir, options.stale_temporary_age);
+      if (removed > 0)
+        logger.Info("removed " + std::to_string(removed) + " stale temporaries in " + dir);
+    } catch (const Error& e) {
+      logger.Warning(std::string("cannot clean temporaries: ") + e.what());
+    }
+  }
+  const std::string dest_dir = options.gating ? ModelsToBeTestedDir(base) : ModelsDir(base);
+  const std::string destination = options.gating ? "modelstobetested" : "models";
+  ExporterStats stats;
+  for (const QueuedSnapshot& entry : ListQueues(base)) {
+    if (stop.stop_requested()) break;
+    const auto broken = [&](const std::string& reason) {
+      if (MoveAside(base, entry, reason, logger)) {
+        ++stats.broken;
+      } else {
+        logger.Info("snapshot " + entry.path + " vanished (taken by another exporter)");
+        ++stats.skipped;
+      }
+    };
+    boost::system::error_code error;
+    if (!fs::is_directory(entry.path, error)) {
+      if (Exists(entry.path)) {
+        broken("not a directory");
+      } else {
+        ++stats.skipped;
+      }
+      continue;
+    }
+    if (!entry.named) {
+      broken("the name is not <run>-<trainingname>-s<samples>-d<rows>");
+      continue;
+    }
+    const std::string existing = FindDownstream(base, entry.name);
+    if (!existing.empty()) {
+      logger.Info("snapshot " + entry.path + ": " + existing + " exists, not exported twice");
+      RemoveSnapshot(entry.path, logger);
+      ++stats.skipped;
+      continue;
+    }
+
+    logger.Info("checking snapshot " + entry.path);
+    CheckedSnapshot checked;
+    try {
+      checked = options.check_snapshot(entry.path, entry.name, options.check);
+    } catch (const ConfigError&) {
+      throw;
+    } catch (const std::exception& e) {
+      if (!Exists(entry.path)) {
+        logger.Info("snapshot " + entry.path + " vanished (taken by another exporter)");
+        ++stats.skipped;
+      } else {
+        broken(e.what());
+      }
+      continue;
+    }
+    if (checked.training.samples != entry.samples || checked.training.rows != entry.rows) {
+      broken("training.json says samples " + std::to_string(checked.training.samples) +
+             " and rows " + std::to_string(checked.training.rows) + ", the name says s" +
+             std::to_string(entry.samples) + " and d" + std::to_string(entry.rows));
+      continue;
+    }
+    if (checked.model_name != entry.name)
+      logger.Warning("snapshot " + entry.path + ": model.json names the model '" +
+                     checked.model_name + "'; it is exported as " + entry.name);
+
+    const std::string dest = Join(dest_dir, entry.name);
+    const std::string exported_utc = UtcTimestamp();
+    try {
+      EnsureDirectory(dest_dir);
+      checked.save(dest, {{"export.json", ExportJson(entry.name, checked, options.check,
+                                                     destination, exported_utc)},
+                          {"training.json", checked.training_json}});
+    } catch (const Error& e) {
+      if (!FindDownstream(base, entry.name).empty()) {
+        logger.Info("snapshot " + entry.path + ": another exporter published it meanwhile");
+        RemoveSnapshot(entry.path, logger);
+        ++stats.skipped;
+        continue;
+      }
+      throw Error("cannot publish " + dest + " (snapshot " + entry.path +
+                  " stays queued): " + e.what());
+    }
+    logger.Info("exported " + entry.name + " (" + checked.architecture + ", " +
+                std::to_string(checked.training.samples) + " samples, " +
+                std::to_string(checked.training.rows) + " rows, fold check max difference " +
+                JsonNumber(checked.fold_max_difference) + ") to " + dest);
+    RemoveSnapshot(entry.path, logger);
+    ++stats.exported;
+  }
+  return stats;
+}
+
+ExporterStats RunExporter(const ExporterOptions& options, Logger& logger, StopToken stop) {
+  Heartbeat heartbeat(StatusDir(options.base_dir), "exporter", options.heartbeat_interval);
+  ExporterStats total;
+  const auto beat = [&](const std::string& state, bool force) {
+    HeartbeatInfo info;
+    info.state = state;
+    info.texts = {{"destination", options.gating ? "modelstobetested" : "models"}};
+    info.counters = {{"exported", static_cast<double>(total.exported)},
+                     {"skipped", static_cast<double>(total.skipped)},
+                     {"broken", static_cast<double>(total.broken)}};
+    try {
+      heartbeat.Beat(info, force);
+    } catch (const Error& e) {
+      logger.Warning(std::string("cannot write the heartbeat: ") + e.what());
+    }
+  };
+  while (!stop.stop_requested()) {
+    beat("exporting", true);
+    try {
+      const ExporterStats pass = ExportPending(options, logger, stop);
+      total.exported += pass.exported;
+      total.skipped += pass.skipped;
+      total.broken += pass.broken;
+    } catch (const ConfigError&) {
+      throw;
+    } catch (const Error& e) {
+      if (options.once) throw;
+      logger.Error(std::string("export pass failed, trying again later: ") + e.what());
+    }
+    if (options.once) break;
+    beat("waiting", true);
+    const auto wake = Clock::now() + options.poll_interval;
+    while (!stop.stop_requested() && Clock::now() < wake) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(wake - Clock::now());
+      if (stop.SleepFor(std::min<std::chrono::milliseconds>(left, std::chrono::seconds(1)))) break;
+      beat("waiting", false);
+    }
+  }
+  beat("stopped", true);
+  return total;
+}
+
+void DeclareExporterOptions(ConfigSpec& spec) {
+  const ExporterOptions o;
+  spec.String("output_dir", "", "base directory (required)");
+  spec.Bool("gating", o.gating,
+            "publish into modelstobetested/ for the gatekeeper (false: straight into models/)");
+  spec.Bool("once", o.once, "export what is queued, then exit (the synchronous loop)");
+  spec.Double("poll_seconds", 10, 0.1, 86400, "how often to look for new snapshots");
+  spec.String("device", o.check.device, "device of the check's forward passes: cpu, cuda, cuda:N");
+  spec.Double("fold_tolerance", o.check.fold_tolerance, 1e-7, 1,
+              "folded and unfolded batch norm outputs may differ by this times max(1, |output|)");
+  spec.Double("stale_temporary_seconds", static_cast<double>(o.stale_temporary_age.count()), 1, 1e7,
+              "delete temporaries in the queues older than this");
+  spec.Choice("log_level", "info", {"debug", "info", "warning", "error"}, "least severe logged");
+}
+
+ExporterOptions ExporterOptionsFromConfig(const Config& config) {
+  ExporterOptions o;
+  o.base_dir = BaseDirFromConfig(config);
+  o.gating = config.GetBool("gating");
+  o.once = config.GetBool("once");
+  o.poll_interval =
+      std::chrono::milliseconds(static_cast<int64_t>(config.GetDouble("poll_seconds") * 1000));
+  const std::vector<std::string> devices = ParseDeviceList("device", config.GetString("device"));
+  if (devices.size() != 1)
+    throw ConfigError("bad value '" + config.GetString("device") +
+                      "' for device: expected one device (cpu, cuda or cuda:N)");
+  o.check.device = devices.front();
+  o.check.fold_tolerance = config.GetDouble("fold_tolerance");
+  o.stale_temporary_age =
+      std::chrono::seconds(static_cast<int64_t>(config.GetDouble("stale_temporary_seconds")));
+  return o;
+}
+
+}  // namespace tengen::pipeline

@@ -1,0 +1,132 @@
+// tengen-match: referees games between two GTP engines given as command lines, writes the SGFs
+// and a JSON report, prints wins/losses/draws, win rate and the Elo difference with its 95%
+// interval, and optionally adds the result to an Elo ladder file. The referee is
+// match/match.h, the ladder match/ladder.h; this file reads options.
+//
+//   tengen-match --engine1 "tengen-gtp --model M --visits 50"
+//                --engine2 "/usr/games/gnugo --mode gtp --level 1 --chinese-rules"
+//                --games 20 --board-size 9 --output-dir OUT [--ladder L --name1 M --name2 gnugo-l1]
+//   tengen-match --ladder L --ladder-show
+
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gtp/gtp_client.h"
+#include "match/ladder.h"
+#include "match/match.h"
+#include "pipeline/rules_config.h"
+#include "util/config.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/program.h"
+#include "util/signals.h"
+
+namespace tengen {
+namespace {
+
+constexpr int64_t kMaxGames = 1000000;
+constexpr int64_t kMaxMoveCap = 100000;
+
+ConfigSpec MakeSpec() {
+  ConfigSpec spec("tengen-match",
+                  "Plays two GTP engines against each other (alternating colours), writes SGFs "
+                  "and match.json to <output-dir>, reports win rate and Elo, and updates an Elo "
+                  "ladder file.");
+  pipeline::DeclareRulesOptions(spec);
+  spec.String("engine1", "", "command line of engine 1 (whose wins are counted)");
+  spec.String("engine2", "", "command line of engine 2");
+  spec.String("name1", "",
+              "engine 1's name in SGFs and the ladder (\"\": its GTP name and version)");
+  spec.String("name2", "",
+              "engine 2's name in SGFs and the ladder (\"\": its GTP name and version)");
+  spec.Int("games", 2, 1, kMaxGames, "games to play; engine 1 is black in games 1, 3, ...");
+  spec.Int("board_size", 9, go::kMinSize, go::kMaxSize, "board size");
+  spec.Int("max_moves", 0, 0, kMaxMoveCap,
+           "move cap before two passes (0: 4 x board area); capped games are scored as they are");
+  spec.Int("max_cleanup_moves", 0, 0, kMaxMoveCap,
+           "moves of the cleanup phase after two passes (0: board area)");
+  spec.String("output_dir", "", "directory for <sgf-prefix>-NNN.sgf and match.json");
+  spec.String("sgf_prefix", "game", "SGF file names: <sgf-prefix>-NNN.sgf");
+  spec.String("ladder", "", "Elo ladder file to add this match to (e.g. BASE/ladder/ladder.json)");
+  spec.String("ladder_anchors", "",
+              "fixed ratings to put in the ladder, name=elo,... (e.g. gnugo-l1=0)");
+  spec.Bool("ladder_show", false, "print the ladder's ratings (after adding anchors) and exit");
+  spec.String("log_level", "info", "debug, info, warning or error");
+  return spec;
+}
+
+int Main(int argc, const char* const argv[]) {
+  const ConfigSpec spec = MakeSpec();
+  Config config(spec);
+  if (!ParseCommandLineOrHelp(spec, argc, argv, config, std::cout)) return 0;
+  Logger logger(ParseLogLevel(config.GetString("log_level")));
+  const std::string ladder = config.GetString("ladder");
+  const std::map<std::string, double> anchors =
+      match::ParseAnchors(config.GetString("ladder_anchors"));
+
+  if (config.GetBool("ladder_show")) {
+    if (ladder.empty()) throw ConfigError("ladder_show needs ladder (the ladder file)");
+    const std::vector<match::LadderRating> ratings =
+        anchors.empty() ? match::ComputeRatings(match::ReadLadder(ladder))
+                        : match::UpdateLadder(ladder, anchors, std::nullopt);
+    std::cout << match::FormatRatings(ratings);
+    return 0;
+  }
+
+  match::MatchOptions options;
+  for (int i = 0; i < 2; ++i) {
+    const std::string key = "engine" + std::to_string(i + 1);
+    if (config.GetString(key).empty())
+      throw ConfigError(key + ": an engine command line is needed");
+    options.engines[i].argv = gtp::SplitCommandLine(config.GetString(key));
+    options.engines[i].name = config.GetString("name" + std::to_string(i + 1));
+  }
+  options.games = static_cast<int>(config.GetInt("games"));
+  options.board_size = static_cast<int>(config.GetInt("board_size"));
+  options.rules = pipeline::RulesFromConfig(config);
+  options.max_moves = static_cast<int>(config.GetInt("max_moves"));
+  options.max_cleanup_moves = static_cast<int>(config.GetInt("max_cleanup_moves"));
+  options.output_dir = config.GetString("output_dir");
+  options.sgf_prefix = config.GetString("sgf_prefix");
+  if (options.output_dir.empty())
+    throw ConfigError("output_dir: needed for the SGFs and match.json");
+  if (!ladder.empty() && (options.engines[0].name.empty() || options.engines[1].name.empty())) {
+    throw ConfigError("ladder: name1 and name2 are needed to rate the players");
+  }
+  if (!ladder.empty() && options.engines[0].name == options.engines[1].name) {
+    throw ConfigError("name1 and name2: the ladder needs two different names");
+  }
+
+  InstallStopSignalHandlers();
+  const StopToken stop = StopToken::FromSignals();
+  logger.Info("tengen-match starting; options:\n" + config.Describe());
+  const match::MatchReport report =
+      match::RunMatch(options, logger, [&stop] { return stop.stop_requested(); });
+  std::cout << match::MatchSummary(report) << "\n";
+  if (!report.complete) {
+    logger.Warning("stopped after " + std::to_string(report.games.size()) + " of " +
+                   std::to_string(options.games) + " games");
+  }
+  if (!ladder.empty() && report.score.games() > 0) {
+    match::LadderMatch result;
+    result.a = report.names[0];
+    result.b = report.names[1];
+    result.wins = report.score.wins;
+    result.losses = report.score.losses;
+    result.draws = report.score.draws;
+    result.board_size = options.board_size;
+    result.komi = options.rules.komi;
+    std::cout << match::FormatRatings(match::UpdateLadder(ladder, anchors, result));
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace tengen
+
+int main(int argc, char** argv) {
+  return tengen::RunProgram("tengen-match", [&] { return tengen::Main(argc, argv); });
+}

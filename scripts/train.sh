@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Starts tengen-trainer as one or more data-parallel ranks on this machine and waits for them
+# (torchrun is not needed; `torchrun --no-python tengen-trainer ...` works as well).
+#
+#   scripts/train.sh [--gpus N | --cpu-ranks N] [--nodes M --node-rank R --master-addr HOST]
+#                    [--master-port PORT] [--batch-size B] [--precision P] -- TRAINER OPTIONS
+#
+#   --gpus N        N ranks on this node, each on its own GPU (device cuda:LOCAL_RANK)
+#   --cpu-ranks N   N ranks on the CPU (a test of the distributed path; one rank with more
+#                   threads is as fast on a small box)
+#   --nodes M       machines in the job (default 1); start this script on each of them with
+#   --node-rank R   its own rank 0..M-1 and the same
+#   --master-addr   host of node 0 (default 127.0.0.1) and --master-port (default 29500)
+#   --batch-size B  the global batch over all ranks; --precision fp32|bf16|fp16|auto
+# Everything after -- goes to every rank (e.g. --config configs/trainer.cfg --output-dir BASE
+# --training-name NAME). Only rank 0 writes checkpoints and snapshots. SIGINT/SIGTERM are
+# passed to every rank (they checkpoint and exit 0); if one rank fails, the others are stopped.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=${TENGEN_BIN:-${BUILD_DIR:-$root/build/release}/bin}
+
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+ranks=1 device=cpu nodes=1 node_rank=0 master_addr=127.0.0.1 master_port=29500
+extra=()
+while (($#)); do
+  case $1 in
+    --gpus) ranks=$2 device=cuda; shift 2 ;;
+    --cpu-ranks) ranks=$2 device=cpu; shift 2 ;;
+    --nodes) nodes=$2; shift 2 ;;
+    --node-rank) node_rank=$2; shift 2 ;;
+    --master-addr) master_addr=$2; shift 2 ;;
+    --master-port) master_port=$2; shift 2 ;;
+    --batch-size) extra+=(--batch-size "$2"); shift 2 ;;
+    --precision) extra+=(--precision "$2"); shift 2 ;;
+    --) shift; break ;;
+    -h|--help) usage ;;
+    *) echo "train.sh: unknown option $1 (options for the trainer go after --)" >&2; usage ;;
+  esac
+done
+for v in ranks nodes node_rank master_port; do
+  [[ ${!v} =~ ^[0-9]+$ ]] || { echo "train.sh: --${v//_/-} must be a number, got '${!v}'" >&2; exit 2; }
+done
+((ranks >= 1 && nodes >= 1 && node_rank < nodes)) || { echo "train.sh: bad ranks/nodes/node-rank" >&2; exit 2; }
+[[ -x $bin/tengen-trainer ]] || "$root/scripts/build.sh"
+
+world=$((ranks * nodes))
+pids=()
+stopping=0
+stop_all() { for pid in "${pids[@]}"; do kill -INT "$pid" 2>/dev/null || true; done; }
+trap 'stopping=1; stop_all' INT TERM
+for ((local = 0; local < ranks; local++)); do
+  rank=$((node_rank * ranks + local))
+  RANK=$rank WORLD_SIZE=$world LOCAL_RANK=$local MASTER_ADDR=$master_addr \
+    MASTER_PORT=$master_port OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE} \
+    "$bin/tengen-trainer" --device "$device" "${extra[@]}" "$@" &
+  pids+=($!)
+done
+status=0
+remaining=${#pids[@]}
+while ((remaining > 0)); do
+  set +e
+  wait -n
+  code=$?
+  set -e
+  # wait -n returns 127 when no child is left; a signal interrupts it with code > 128.
+  ((code == 127)) && break
+  # A signal to this script interrupts wait with 128 + signal: keep waiting for the ranks.
+  ((code > 128 && stopping)) && continue
+  if ((code != 0 && status == 0)); then
+    status=$code
+    echo "train.sh: a rank exited with $code; stopping the others" >&2
+    stop_all
+  fi
+  remaining=0
+  for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && remaining=$((remaining + 1)); done
+done
+wait || true
+exit "$status"

@@ -1,0 +1,298 @@
+// The MCTS move generator behind tengen-gtp (gtp/search_player.h) and the cleanup rule
+// (gtp/cleanup.h), in process with the uniform evaluator and small fakes: legal moves, tree
+// reuse, root-parallel threads, resignation, dead stones and kgs-genmove_cleanup.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "go/board.h"
+#include "go/game.h"
+#include "gtp/cleanup.h"
+#include "gtp/gtp_engine.h"
+#include "gtp/search_player.h"
+#include "search/evaluator.h"
+#include "util/rng.h"
+
+namespace tengen::gtp {
+namespace {
+
+// Black is lost in every position: the value is -1 for black to move, +1 for white.
+class BlackLosesEvaluator : public search::LeafEvaluator {
+ public:
+  search::LeafEvaluation Evaluate(const go::GameState& state) override {
+    search::LeafEvaluation eval = uniform_.Evaluate(state);
+    eval.value = state.to_move() == go::Color::kBlack ? -1.0f : 1.0f;
+    return eval;
+  }
+
+ private:
+  search::UniformEvaluator uniform_;
+};
+
+struct Fixture {
+  explicit Fixture(int threads = 1) : evaluators(threads) {
+    for (auto& e : evaluators) pointers.push_back(&e);
+  }
+  std::vector<search::UniformEvaluator> evaluators;
+  std::vector<search::LeafEvaluator*> pointers;
+};
+
+GenMoveRequest Request(go::Color color, bool cleanup = false) {
+  GenMoveRequest request;
+  request.color = color;
+  request.cleanup = cleanup;
+  return request;
+}
+
+go::GameState FromAscii(const std::string& rows, go::Color to_move) {
+  return go::GameState(go::Board::FromAscii(rows), go::Rules(), to_move);
+}
+
+TEST_CASE("search player: legal moves and the visits asked for") {
+  Fixture fixture;
+  SearchPlayerParams params;
+  params.visits = 50;
+  SearchPlayer player(params, fixture.pointers, 1);
+  go::GameState game(5);
+  for (int turn = 0; turn < 30 && !game.IsOver(); ++turn) {
+    const go::Color color = game.to_move();
+    const GenMoveReply reply = player.GenerateMove(game, Request(color));
+    REQUIRE_FALSE(reply.resign);
+    REQUIRE(game.IsLegal({reply.loc, color}));
+    CHECK(player.last_summary().visits >= 50);
+    game.Play({reply.loc, color});
+  }
+}
+
+TEST_CASE("search player: the tree is reused when the game follows on, not after undo") {
+  Fixture fixture;
+  SearchPlayerParams params;
+  params.visits = 80;
+  SearchPlayer player(params, fixture.pointers, 2);
+  go::GameState game(5);
+  const GenMoveReply first = player.GenerateMove(game, Request(go::Color::kBlack));
+  CHECK(player.last_summary().reused_visits == 0);
+  game.Play({first.loc, go::Color::kBlack});
+  // White's root is the subtree of black's move: the most visited child, so it has visits.
+  const GenMoveReply second = player.GenerateMove(game, Request(go::Color::kWhite));
+  CHECK(player.last_summary().reused_visits > 0);
+  CHECK(player.last_summary().visits >= 80);
+  game.Play({second.loc, go::Color::kWhite});
+  // Undo: the game no longer extends the tree's root, so the search starts afresh.
+  REQUIRE(game.Undo());
+  REQUIRE(game.Undo());
+  player.GenerateMove(game, Request(go::Color::kBlack));
+  CHECK(player.last_summary().reused_visits == 0);
+  // A changed komi is a different game for the search.
+  go::GameState other(5);
+  other.set_komi(0.5);
+  player.GenerateMove(other, Request(go::Color::kBlack));
+  CHECK(player.last_summary().reused_visits == 0);
+
+  SearchPlayerParams no_reuse = params;
+  no_reuse.reuse_tree = false;
+  SearchPlayer fresh(no_reuse, fixture.pointers, 3);
+  go::GameState g2(5);
+  g2.Play({fresh.GenerateMove(g2, Request(go::Color::kBlack)).loc, go::Color::kBlack});
+  fresh.GenerateMove(g2, Request(go::Color::kWhite));
+  CHECK(fresh.last_summary().reused_visits == 0);
+}
+
+TEST_CASE("search player: several threads sum their trees' visits") {
+  Fixture fixture(3);
+  SearchPlayerParams params;
+  params.visits = 90;
+  SearchPlayer player(params, fixture.pointers, 4);
+  go::GameState game(7);
+  for (int turn = 0; turn < 6; ++turn) {
+    const go::Color color = game.to_move();
+    const GenMoveReply reply = player.GenerateMove(game, Request(color));
+    REQUIRE(game.IsLegal({reply.loc, color}));
+    CHECK(player.last_summary().visits >= 90);
+    game.Play({reply.loc, color});
+  }
+}
+
+TEST_CASE("search player: a time limit alone ends the search") {
+  Fixture fixture;
+  SearchPlayerParams params;
+  params.visits = 0;
+  params.seconds_per_move = 0.05;
+  SearchPlayer player(params, fixture.pointers, 5);
+  go::GameState game(5);
+  const GenMoveReply reply = player.GenerateMove(game, Request(go::Color::kBlack));
+  CHECK(game.IsLegal({reply.loc, go::Color::kBlack}));
+  CHECK(player.last_summary().visits >= 1);
+  // Neither limit is a configuration error.
+  SearchPlayerParams none = params;
+  none.seconds_per_move = 0;
+  CHECK_THROWS(SearchPlayer(none, fixture.pointers, 5));
+}
+
+TEST_CASE("search player: resigns only when enabled, after the given number of own moves") {
+  BlackLosesEvaluator evaluator;
+  std::vector<search::LeafEvaluator*> pointers = {&evaluator};
+  SearchPlayerParams params;
+  params.visits = 20;
+  params.resign_turns = 2;
+  params.resign_threshold = -0.9;
+  {
+    SearchPlayer player(params, pointers, 6);  // resign off by default
+    go::GameState game(5);
+    for (int turn = 0; turn < 6; ++turn) {
+      const GenMoveReply reply = player.GenerateMove(game, Request(game.to_move()));
+      REQUIRE_FALSE(reply.resign);
+      game.Play({reply.loc, game.to_move()});
+    }
+  }
+  params.resign = true;
+  SearchPlayer player(params, pointers, 6);
+  go::GameState game(5);
+  GenMoveReply reply = player.GenerateMove(game, Request(go::Color::kBlack));
+  REQUIRE_FALSE(reply.resign);
+  CHECK(player.last_summary().value < -0.9);
+  game.Play({reply.loc, go::Color::kBlack});
+  reply = player.GenerateMove(game, Request(go::Color::kWhite));  // white is winning
+  REQUIRE_FALSE(reply.resign);
+  game.Play({reply.loc, go::Color::kWhite});
+  reply = player.GenerateMove(game, Request(go::Color::kBlack));
+  CHECK(reply.resign);
+  // Never in cleanup mode.
+  CHECK_FALSE(player.GenerateMove(game, Request(go::Color::kBlack, true)).resign);
+}
+
+// Black owns the left, white the right; a white stone sits dead in black's area (A4) and a
+// black stone dead in white's (G4).
+const char* const kDeadStones =
+    ". . X . O . .\n"
+    ". . X . O . .\n"
+    ". . X . O . .\n"
+    "O . X . O . X\n"
+    ". . X . O . .\n"
+    ". . X . O . .\n"
+    ". . X . O . .\n";
+
+TEST_CASE("cleanup: random playouts find the dead stones") {
+  const go::GameState game = FromAscii(kDeadStones, go::Color::kBlack);
+  Rng rng(7);
+  const std::vector<float> ownership = PlayoutOwnership(game, 200, rng);
+  const go::Board& board = game.board();
+  const std::vector<go::Loc> dead_white = DeadStones(board, ownership, go::Color::kWhite, 0.5);
+  const std::vector<go::Loc> dead_black = DeadStones(board, ownership, go::Color::kBlack, 0.5);
+  REQUIRE(dead_white.size() == 1);
+  CHECK(dead_white[0] == board.LocOf(0, 3));
+  REQUIRE(dead_black.size() == 1);
+  CHECK(dead_black[0] == board.LocOf(6, 3));
+  // The walls are alive: their points belong to their owner in most playouts.
+  CHECK(ownership[0 * 7 + 2] > 0.5);
+  CHECK(ownership[0 * 7 + 4] < -0.5);
+}
+
+TEST_CASE("cleanup: captures first, then safe liberties, passes with nothing dead") {
+  // Ownership made up for the test: black owns columns A-C, white D-G.
+  auto ownership_for = [](int size) {
+    std::vector<float> o(size * size);
+    for (int y = 0; y < size; ++y) {
+      for (int x = 0; x < size; ++x) o[y * size + x] = x <= 2 ? 1.0f : -1.0f;
+    }
+    return o;
+  };
+  const std::vector<float> ownership = ownership_for(7);
+  Rng rng(8);
+  {
+    // A white stone in atari at A4 (its last liberty is A3): capturing it comes first.
+    const go::GameState game = FromAscii(
+        ". . X O . . .\n"
+        ". . X O . . .\n"
+        "X . X O . . .\n"
+        "O X X O . . .\n"
+        ". . X O . . .\n"
+        ". . X O . . .\n"
+        ". . X O . . .\n",
+        go::Color::kBlack);
+    CHECK(ChooseCleanupMove(game, go::Color::kBlack, ownership, 0.5, {}, rng) ==
+          game.board().LocOf(0, 4));
+  }
+  {
+    // Two liberties (A3, A5): both are safe for black; then after A5, A3 captures.
+    go::GameState game = FromAscii(
+        ". . X O . . .\n"
+        ". . X O . . .\n"
+        ". . X O . . .\n"
+        "O X X O . . .\n"
+        ". . X O . . .\n"
+        ". . X O . . .\n"
+        ". . X O . . .\n",
+        go::Color::kBlack);
+    for (int move_number = 0; move_number < 2; ++move_number) {
+      const go::Loc move = ChooseCleanupMove(game, go::Color::kBlack, ownership, 0.5, {}, rng);
+      REQUIRE(move != go::kPassLoc);
+      game.Play({move, go::Color::kBlack});
+      game.Play({go::kPassLoc, go::Color::kWhite});
+    }
+    CHECK(game.board().At(game.board().LocOf(0, 3)) == go::Color::kEmpty);
+    // Nothing dead any more: passing is allowed.
+    CHECK(ChooseCleanupMove(game, go::Color::kBlack, ownership, 0.5, {}, rng) == go::kPassLoc);
+  }
+  {
+    // Black has only its own eyes (A7, B4, A1) left in its area. A dead white stone on the
+    // white side (F1, made dead by the made-up ownership) is attacked from its liberties,
+    // which touch the dead chain; the eyes are never filled.
+    const std::string rows =
+        ". X X O . . .\n"
+        "X X X O . . .\n"
+        "X X X O . . .\n"
+        "X . X O . . .\n"
+        "X X X O . . .\n"
+        "X X X O . . .\n"
+        ". X X O . O .\n";
+    const go::GameState game = FromAscii(rows, go::Color::kBlack);
+    const go::Board& b = game.board();
+    std::vector<float> o = ownership;
+    o[6 * 7 + 5] = 1.0f;
+    const go::Loc move = ChooseCleanupMove(game, go::Color::kBlack, o, 0.5, {}, rng);
+    CHECK((move == b.LocOf(4, 6) || move == b.LocOf(6, 6) || move == b.LocOf(5, 5)));
+    // With nothing dead, black passes rather than fill an eye.
+    CHECK(ChooseCleanupMove(game, go::Color::kBlack, ownership, 0.5, {}, rng) == go::kPassLoc);
+  }
+}
+
+TEST_CASE("cleanup: kgs-genmove_cleanup captures the dead stones before passing") {
+  Fixture fixture;
+  SearchPlayerParams params;
+  params.visits = 30;
+  GtpOptions options;
+  options.board_size = 7;
+  GtpEngine engine(options, std::make_unique<SearchPlayer>(params, fixture.pointers, 9));
+  bool quit = false;
+  // Set up kDeadStones, then both pass.
+  const std::vector<std::string> setup = {"b c1", "w e1", "b c2", "w e2", "b c3",   "w e3",
+                                          "b c4", "w e4", "b c5", "w e5", "b c6",   "w e6",
+                                          "b c7", "w e7", "b g4", "w a4", "b pass", "w pass"};
+  for (const std::string& move : setup)
+    REQUIRE(engine.HandleLine("play " + move, &quit) == "= \n\n");
+  // The dead white stone is listed dead; the walls are alive.
+  CHECK(engine.HandleLine("final_status_list dead", &quit) == "= A4\nG4\n\n");
+  const std::string alive = engine.HandleLine("final_status_list alive", &quit);
+  CHECK(alive.find("C4") != std::string::npos);
+  CHECK(alive.find("E4") != std::string::npos);
+  CHECK(alive.find("A4") == std::string::npos);
+  CHECK(engine.HandleLine("final_status_list seki", &quit) == "= \n\n");
+  int black_moves = 0;
+  while (engine.game().board().At(engine.game().board().LocOf(0, 3)) == go::Color::kWhite) {
+    REQUIRE(black_moves < 10);
+    const std::string answer = engine.HandleLine("kgs-genmove_cleanup b", &quit);
+    REQUIRE(answer != "= pass\n\n");
+    REQUIRE(answer[0] == '=');
+    ++black_moves;
+    REQUIRE(engine.HandleLine("play w pass", &quit) == "= \n\n");
+  }
+  CHECK(black_moves >= 2);  // A4 had three liberties
+}
+
+}  // namespace
+}  // namespace tengen::gtp

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# End to end: scripts/synchronous_loop.sh runs 2 cycles with gating on a 7x7 board and a b1c16
+# net, and real files flow through every stage: selfplay shards, a shuffle, a checkpoint, a
+# snapshot, an exported model, a gatekeeper decision with SGFs, and the second cycle's selfplay
+# plays the model the gatekeeper accepted. The gatekeeper is told to accept any candidate
+# (required_candidate_win_prop 0) so that the flow does not depend on how a net trained for
+# seconds plays; its match is still played and recorded.
+#
+#   loop_e2e_test.sh SOURCE_DIR BIN_DIR
+set -euo pipefail
+src=$1
+bin=$2
+work=$(mktemp -d)
+trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
+base=$work/base
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+count() { find "$@" 2>/dev/null | grep -v '\.tmp' | wc -l; }
+
+TENGEN_BIN=$bin bash "$src/scripts/synchronous_loop.sh" "$base" e2e tiny b1c16 1 \
+  --cycles 2 --games-per-cycle 6 \
+  --set-selfplay board_sizes=7:1 --set-selfplay pos_len=7 --set-selfplay full_visits=12 \
+  --set-selfplay cheap_visits=6 --set-selfplay full_probability=0.5 \
+  --set-selfplay num_game_threads=6 --set-selfplay devices=cpu --set-selfplay log_level=warning \
+  --set-shuffler min_rows=40 --set-shuffler log_level=warning \
+  --set-trainer pos_len=7 --set-trainer batch_size=16 --set-trainer samples_per_epoch=64 \
+  --set-trainer max_train_bucket_per_new_data=4 --set-trainer precision=fp32 \
+  --set-trainer log_level=warning \
+  --set-exporter log_level=warning \
+  --set-gatekeeper games=2 --set-gatekeeper visits=4 --set-gatekeeper board_sizes=7:1 \
+  --set-gatekeeper pos_len=7 --set-gatekeeper num_game_threads=2 \
+  --set-gatekeeper required_candidate_win_prop=0 --set-gatekeeper log_level=warning \
+  > "$work/loop.log" 2>&1 || { code=$?; cat "$work/loop.log"; fail "synchronous_loop.sh exited with $code"; }
+
+cat "$work/loop.log"
+# Selfplay of cycle 1 with the random net.
+(($(count "$base/selfplay/random/tdata" -name '*.npz') >= 1)) || fail "no random-net shards"
+(($(count "$base/selfplay/random/sgfs" -name '*.sgfs') >= 1)) || fail "no random-net SGFs"
+# A shuffle with its summary.
+(($(count "$base/shuffleddata" -name summary.json) >= 1)) || fail "no shuffle"
+# Trainer checkpoint and metrics.
+(($(count "$base/train/tiny/checkpoints" -name state.json) >= 1)) || fail "no checkpoint"
+[[ -s $base/train/tiny/metrics.jsonl ]] || fail "no trainer metrics"
+# The exporter consumed every snapshot it was given.
+(($(count "$base/torchmodels_toexport" -mindepth 1 -maxdepth 1) == 0)) || fail "snapshots left unexported"
+# The gatekeeper accepted a model, with its games and match record.
+models=$(ls "$base/models" | grep -v '\.tmp' | sort -V || true)
+[[ -n $models ]] || fail "no accepted model in models/"
+first=$(echo "$models" | head -1)
+[[ $first == e2e-tiny-s* ]] || fail "unexpected model name $first"
+[[ -f $base/models/$first/model.json && -f $base/models/$first/weights.pt ]] || fail "incomplete model $first"
+(($(count "$base/gatekeepersgf/$first" -name '*.sgfs') >= 1)) || fail "no gatekeeper SGFs for $first"
+(($(count "$base/gatekeepersgf/$first" -name '*.json') >= 1)) || fail "no match record for $first"
+grep -q accept "$base/gatekeepersgf/$first"/*.json || fail "match record without the decision"
+# Cycle 2's selfplay played the accepted model.
+(($(count "$base/selfplay/$first/tdata" -name '*.npz') >= 1)) || fail "cycle 2 did not play $first"
+# The phase record says the loop finished.
+grep -q '"state": "done"' "$base"/status/synchronous_loop-*.json || fail "phase record not done"
+# Two cycles trained twice: at least two snapshots went through (accepted or rejected).
+exported=$(( $(ls "$base/models" | grep -vc '\.tmp' || true) + $(ls "$base/rejectedmodels" 2>/dev/null | grep -vc '\.tmp' || true) ))
+((exported >= 2)) || fail "expected 2 exported models over 2 cycles, found $exported"
+echo "end-to-end loop: OK ($exported models through the gatekeeper)"

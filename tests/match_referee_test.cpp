@@ -1,0 +1,235 @@
+// The referee of tengen-match (match/match.h) against scripted fake engines: a small bash GTP
+// engine that answers genmove with the moves given on its command line. Illegal moves, answers
+// that are not moves, resignation, a refused legal move and an engine that dies all end the
+// game against the engine at fault; scoring after cleanup or final_status_list; the SGFs and
+// match.json written.
+
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "go/sgf.h"
+#include "go/sgf_game.h"
+#include "gtp/gtp_client.h"
+#include "match/match.h"
+#include "test_support.h"
+#include "util/log.h"
+#include "util/publish.h"
+
+namespace tengen::match {
+namespace {
+
+using tengen::testing::TempDir;
+
+// Answers genmove / kgs-genmove_cleanup with its arguments in order ("pass" once they run out;
+// the list restarts at clear_board). Special moves: "die" exits at once. Options before the
+// moves: --cleanup lists kgs-genmove_cleanup, --dead VERTICES answers final_status_list dead
+// (and lists it), --refuse-play refuses every play command.
+const char* const kFakeEngine = R"(#!/bin/bash
+cleanup=0; dead=""; refuse=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --cleanup) cleanup=1; shift;;
+    --dead) dead="$2"; shift 2;;
+    --refuse-play) refuse=1; shift;;
+    *) break;;
+  esac
+done
+moves=("$@"); i=0
+while read -r cmd rest; do
+  case "$cmd" in
+    quit) printf '= \n\n'; exit 0;;
+    name) printf '= fake\n\n';;
+    version) printf '= 1.0\n\n';;
+    list_commands)
+      printf '= name\nversion\nquit\nboardsize\nclear_board\nkomi\nplay\ngenmove'
+      [ $cleanup = 1 ] && printf '\nkgs-genmove_cleanup'
+      [ -n "$dead" ] && printf '\nfinal_status_list'
+      printf '\n\n';;
+    clear_board) i=0; printf '= \n\n';;
+    genmove|kgs-genmove_cleanup)
+      if [ $i -lt ${#moves[@]} ]; then m=${moves[$i]}; i=$((i+1)); else m=pass; fi
+      [ "$m" = die ] && exit 3
+      printf '= %s\n\n' "$m";;
+    play) if [ $refuse = 1 ]; then printf '? illegal move\n\n'; else printf '= \n\n'; fi;;
+    final_status_list) printf '= %s\n\n' "$dead";;
+    *) printf '= \n\n';;
+  esac
+done
+)";
+
+struct Fakes {
+  Fakes() : script(dir.Write("fake-gtp.sh", kFakeEngine)) { chmod(script.c_str(), 0755); }
+  std::vector<std::string> Argv(const std::vector<std::string>& args) const {
+    std::vector<std::string> argv = {"/bin/bash", script};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+  }
+  TempDir dir;
+  std::string script;
+};
+
+MatchReport Run(const Fakes& fakes, const std::vector<std::string>& engine1,
+                const std::vector<std::string>& engine2, int games, const std::string& out) {
+  MatchOptions options;
+  options.engines[0].argv = fakes.Argv(engine1);
+  options.engines[0].name = "one";
+  options.engines[1].argv = fakes.Argv(engine2);
+  options.engines[1].name = "two";
+  options.games = games;
+  options.board_size = 5;
+  options.output_dir = out;
+  Logger logger(LogLevel::kError);
+  return RunMatch(options, logger);
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST_CASE("match: an illegal move loses the game, whatever the colour") {
+  Fakes fakes;
+  TempDir out;
+  // Engine 1 plays C3 twice: the second time the point is taken.
+  const MatchReport report = Run(fakes, {"c3", "c3"}, {"d4"}, 2, out.path());
+  REQUIRE(report.games.size() == 2);
+  CHECK(report.score.wins == 0);
+  CHECK(report.score.losses == 2);
+  CHECK(report.games[0].result == "W+F");  // engine 1 black
+  CHECK(report.games[1].result == "B+F");  // engine 1 white
+  for (const GameOutcome& game : report.games) {
+    CHECK(game.end == GameEnd::kForfeit);
+    CHECK(Contains(game.detail, "illegal move C3 (occupied)"));
+    CHECK(Contains(game.detail, "(one)"));
+  }
+  CHECK(report.elo.elo < 0);
+  // The SGF holds the legal moves and the result.
+  const std::vector<go::SgfRecord> records = go::ReadSgfFile(out / "game-001.sgf");
+  REQUIRE(records.size() == 1);
+  CHECK(records[0].black_player == "one");
+  CHECK(records[0].white_player == "two");
+  CHECK(records[0].result == "W+F");
+  CHECK(records[0].moves.size() == 2);
+  // match.json agrees.
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(out / "match.json"));
+  CHECK(j["format"] == "tengen-match");
+  CHECK(j["games"] == 2);
+  CHECK(j["losses"] == 2);
+  CHECK(j["complete"] == true);
+  CHECK(j["game_list"][1]["black"] == "two");
+  CHECK(j["game_list"][1]["sgf"] == "game-002.sgf");
+  CHECK(j["game_list"][1]["end"] == "forfeit");
+}
+
+TEST_CASE("match: an answer that is not a move, and resignation") {
+  Fakes fakes;
+  TempDir out;
+  MatchReport report = Run(fakes, {"z99"}, {}, 1, out.path());
+  REQUIRE(report.games.size() == 1);
+  CHECK(report.games[0].result == "W+F");
+  CHECK(Contains(report.games[0].detail, "not a move"));
+
+  report = Run(fakes, {"c3"}, {"resign"}, 1, out.path());
+  CHECK(report.games[0].result == "B+R");
+  CHECK(report.games[0].end == GameEnd::kResignation);
+  CHECK(report.score.wins == 1);
+}
+
+TEST_CASE("match: an engine that refuses a legal move forfeits") {
+  Fakes fakes;
+  TempDir out;
+  const MatchReport report = Run(fakes, {"c3"}, {"--refuse-play"}, 1, out.path());
+  CHECK(report.games[0].result == "B+F");
+  CHECK(Contains(report.games[0].detail, "refused black C3"));
+  CHECK(report.score.wins == 1);
+}
+
+TEST_CASE("match: an engine that dies forfeits and is restarted for the next game") {
+  Fakes fakes;
+  TempDir out;
+  // Game 1: engine 1 (black) plays C3, engine 2 B2, then engine 1 dies. Game 2 with a
+  // restarted engine 1 as white: B2, C3, pass, and engine 1 dies again.
+  const MatchReport report = Run(fakes, {"c3", "die"}, {"b2"}, 2, out.path());
+  REQUIRE(report.games.size() == 2);
+  CHECK(report.games[0].result == "W+F");
+  CHECK(Contains(report.games[0].detail, "closed its output"));
+  CHECK(report.games[1].result == "B+F");
+  CHECK(report.games[1].moves == 3);  // the restarted engine answered before dying
+  CHECK(report.score.losses == 2);
+}
+
+TEST_CASE("match: scoring after two passes, with cleanup or final_status_list") {
+  Fakes fakes;
+  TempDir out;
+  {
+    // Nobody can clean up or name dead stones: the board is scored as it stands.
+    const MatchReport report = Run(fakes, {"a1"}, {}, 1, out.path());
+    CHECK(report.games[0].result == "B+17.5");  // 25 points minus komi 7.5
+    CHECK(report.games[0].end == GameEnd::kScored);
+    CHECK(report.games[0].cleanup_moves == 0);
+  }
+  {
+    // Engine 2 calls A1 dead: removed before the count.
+    const MatchReport report = Run(fakes, {"a1"}, {"--dead", "A1"}, 1, out.path());
+    CHECK(report.games[0].result == "W+7.5");
+    CHECK(Contains(report.games[0].detail, "1 dead stones removed as two said"));
+  }
+  {
+    // Engine 1 lists kgs-genmove_cleanup: after B A1, W pass, B pass the cleanup phase asks it
+    // again (B2), then both pass. Engine 2 gets plain genmove.
+    const MatchReport report = Run(fakes, {"--cleanup", "a1", "pass", "b2"}, {}, 1, out.path());
+    const GameOutcome& game = report.games[0];
+    CHECK(game.result == "B+17.5");
+    CHECK(game.cleanup_moves == 4);  // W pass, B B2, W pass, B pass
+    CHECK(game.moves == 7);
+    const go::SgfRecord record = go::ReadSgfFile(out / "game-001.sgf").at(0);
+    const go::GameState replay = go::ReplaySgf(record);
+    CHECK(replay.board().StoneCount(go::Color::kBlack) == 2);
+    CHECK(Contains(record.root_comment, "4 cleanup moves"));
+  }
+}
+
+TEST_CASE("match: the move cap ends a game, scored as the board stands") {
+  Fakes fakes;
+  TempDir out;
+  MatchOptions options;
+  options.engines[0].argv = fakes.Argv({"a1", "b1"});
+  options.engines[1].argv = fakes.Argv({"--dead", "A1", "e5", "d5"});
+  options.games = 1;
+  options.board_size = 5;
+  options.max_moves = 2;
+  Logger logger(LogLevel::kError);
+  const MatchReport report = RunMatch(options, logger);
+  REQUIRE(report.games.size() == 1);
+  const GameOutcome& game = report.games[0];
+  CHECK(game.end == GameEnd::kMoveCap);
+  CHECK(game.moves == 2);
+  // A1 and E5 each own their point, the rest is dame; nobody is asked for dead stones.
+  CHECK(game.result == "W+7.5");
+  CHECK(report.names[0] == "fake 1.0");  // from the engine's name and version
+  CHECK(options.output_dir.empty());
+}
+
+TEST_CASE("match: engine command lines are split like a shell's words") {
+  CHECK(gtp::SplitCommandLine("gnugo --mode gtp  --level 1") ==
+        std::vector<std::string>{"gnugo", "--mode", "gtp", "--level", "1"});
+  CHECK(gtp::SplitCommandLine("a 'b c' \"d \\\"e\\\"\" f\\ g") ==
+        std::vector<std::string>{"a", "b c", "d \"e\"", "f g"});
+  CHECK(gtp::SplitCommandLine("x ''") == std::vector<std::string>{"x", ""});
+  CHECK_THROWS_AS(gtp::SplitCommandLine("a 'b"), ConfigError);
+  CHECK_THROWS_AS(gtp::SplitCommandLine("   "), ConfigError);
+}
+
+TEST_CASE("match: an engine that cannot start is an error before any game") {
+  MatchOptions options;
+  options.engines[0].argv = {"/nonexistent/engine"};
+  options.engines[1].argv = {"/nonexistent/engine"};
+  Logger logger(LogLevel::kError);
+  CHECK_THROWS_AS(RunMatch(options, logger), IoError);
+}
+
+}  // namespace
+}  // namespace tengen::match
