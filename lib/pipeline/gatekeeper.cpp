@@ -21,6 +21,7 @@
 #include "pipeline/rules_config.h"
 #include "pipeline/selfplay_config.h"
 #include "util/error.h"
+#include "util/log.h"
 #include "util/publish.h"
 #include "util/rng.h"
 
@@ -36,12 +37,6 @@ constexpr double kTieEpsilon = 1e-10;
 constexpr std::chrono::milliseconds kMonitorTick(50);
 
 std::string Join(const std::string& dir, const std::string& name) { return dir + "/" + name; }
-
-std::string Fixed(double value, int decimals) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
-  return buffer;
-}
 
 // A game thread is a client of the batching server whose player is searching (see
 // gatekeeper.h): the server then runs a batch as soon as every thread searching with its model
@@ -189,10 +184,11 @@ void Gatekeeper::LogProgress(const Match& match) {
                      std::to_string(score.games()) + "/" + std::to_string(options_.games) +
                      " games, candidate +" + std::to_string(score.wins) + " -" +
                      std::to_string(score.losses) + " =" + std::to_string(score.draws) + ", Elo " +
-                     Fixed(elo.elo, 0) + " [" + Fixed(elo.low, 0) + ", " + Fixed(elo.high, 0) + "]";
+                     FormatFixed(elo.elo, 0) + " [" + FormatFixed(elo.low, 0) + ", " +
+                     FormatFixed(elo.high, 0) + "]";
   if (options_.use_sprt)
     text += ", SPRT LLR " +
-            Fixed(SprtLogLikelihoodRatio(score, options_.sprt.elo0, options_.sprt.elo1), 2);
+            FormatFixed(SprtLogLikelihoodRatio(score, options_.sprt.elo0, options_.sprt.elo1), 2);
   logger_.Info(text);
 }
 
@@ -429,14 +425,15 @@ Gatekeeper::Outcome Gatekeeper::TestOne() {
   record.sprt = options_.use_sprt;
   record.sprt_params = options_.sprt;
   record.started_utc = UtcTimestamp();
-  logger_.Info(
-      "testing " + match.candidate + " against " + match.baseline + ": up to " +
-      std::to_string(options_.games) + " games, " +
-      (options_.use_sprt
-           ? "SPRT elo0 " + Fixed(options_.sprt.elo0, 1) + " elo1 " + Fixed(options_.sprt.elo1, 1)
-           : "accept at score >= " + Fixed(options_.required_candidate_win_prop, 3) +
-                 " of the games") +
-      ", " + std::to_string(options_.num_game_threads) + " game threads on " + options_.device);
+  logger_.Info("testing " + match.candidate + " against " + match.baseline + ": up to " +
+               std::to_string(options_.games) + " games, " +
+               (options_.use_sprt
+                    ? "SPRT elo0 " + FormatFixed(options_.sprt.elo0, 1) + " elo1 " +
+                          FormatFixed(options_.sprt.elo1, 1)
+                    : "accept at score >= " + FormatFixed(options_.required_candidate_win_prop, 3) +
+                          " of the games") +
+               ", " + std::to_string(options_.num_game_threads) + " game threads on " +
+               options_.device);
   Beat("testing", true, &match);
   PlayMatch(match);
   stats_.games += match.score.games();
@@ -452,18 +449,19 @@ Gatekeeper::Outcome Gatekeeper::TestOne() {
   record.candidate_black_wins = match.candidate_black_wins;
   record.accepted = match.decision == GateDecision::kAccept;
   const double threshold = options_.required_candidate_win_prop * options_.games;
-  std::string reason = "score " + Fixed(match.score.points(), 1) + " in " +
+  std::string reason = "score " + FormatFixed(match.score.points(), 1) + " in " +
                        std::to_string(match.score.games()) + " games";
   if (options_.use_sprt && Sprt(match.score, options_.sprt) != SprtDecision::kContinue) {
-    reason +=
-        ", SPRT LLR " +
-        Fixed(SprtLogLikelihoodRatio(match.score, options_.sprt.elo0, options_.sprt.elo1), 3) +
-        (record.accepted ? " reached the upper bound" : " reached the lower bound");
+    reason += ", SPRT LLR " +
+              FormatFixed(
+                  SprtLogLikelihoodRatio(match.score, options_.sprt.elo0, options_.sprt.elo1), 3) +
+              (record.accepted ? " reached the upper bound" : " reached the lower bound");
   } else {
     reason += record.accepted ? " reached "
                               : (match.score.games() < options_.games ? " can no longer reach "
                                                                       : " fell short of ");
-    reason += Fixed(threshold, 1) + " (" + Fixed(options_.required_candidate_win_prop, 3) + " of " +
+    reason += FormatFixed(threshold, 1) + " (" +
+              FormatFixed(options_.required_candidate_win_prop, 3) + " of " +
               std::to_string(options_.games) + ")";
   }
   record.reason = reason;
@@ -649,8 +647,8 @@ GatekeeperOptions GatekeeperOptionsFromConfig(const Config& config) {
   o.sprt.alpha = config.GetDouble("sprt.alpha");
   o.sprt.beta = config.GetDouble("sprt.beta");
   if (o.use_sprt && !(o.sprt.elo1 > o.sprt.elo0))
-    throw ConfigError("sprt.elo1 (" + Fixed(o.sprt.elo1, 1) + ") must exceed sprt.elo0 (" +
-                      Fixed(o.sprt.elo0, 1) + ")");
+    throw ConfigError("sprt.elo1 (" + FormatFixed(o.sprt.elo1, 1) + ") must exceed sprt.elo0 (" +
+                      FormatFixed(o.sprt.elo0, 1) + ")");
 
   GameParams& g = o.game;
   g.rules = RulesFromConfig(config);

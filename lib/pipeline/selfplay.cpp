@@ -23,6 +23,7 @@
 #include "pipeline/heartbeat.h"
 #include "pipeline/net_leaf_evaluator.h"
 #include "util/error.h"
+#include "util/log.h"
 #include "util/publish.h"
 
 namespace tengen::pipeline {
@@ -38,12 +39,6 @@ constexpr int64_t kMaxFailedShards = 4;
 
 double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::string Fixed(double value, int decimals) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
-  return buffer;
 }
 
 // Rows and shards published (all models), shared by the sinks of a run.
@@ -486,8 +481,8 @@ void SelfplayRunner::Report(const Epoch& epoch, const std::string& state, bool f
     std::string per_server;
     if (epoch.servers.size() > 1) {
       for (const auto& server : epoch.servers)
-        per_server +=
-            (per_server.empty() ? " (servers " : ", ") + Fixed(server->stats().MeanBatchSize(), 1);
+        per_server += (per_server.empty() ? " (servers " : ", ") +
+                      FormatFixed(server->stats().MeanBatchSize(), 1);
       per_server += ")";
     }
     logger_.Info(state + ": model " + model_name_ + ", games " + std::to_string(stats.games) +
@@ -495,9 +490,9 @@ void SelfplayRunner::Report(const Epoch& epoch, const std::string& state, bool f
                  std::to_string(stats.dropped_games) + "), rows " +
                  std::to_string(rows_finished_.load()) + " (published " +
                  std::to_string(stats.rows) + " in " + std::to_string(stats.shards) + " shards), " +
-                 Fixed(games_per_hour, 0) + " games/hour, " + Fixed(rows_per_second, 1) +
-                 " rows/s, " + Fixed(evals_per_second, 0) + " NN evals/s, mean batch " +
-                 Fixed(mean_batch, 1) + per_server);
+                 FormatFixed(games_per_hour, 0) + " games/hour, " +
+                 FormatFixed(rows_per_second, 1) + " rows/s, " + FormatFixed(evals_per_second, 0) +
+                 " NN evals/s, mean batch " + FormatFixed(mean_batch, 1) + per_server);
   }
   HeartbeatInfo info;
   info.state = state;

@@ -20,6 +20,7 @@
 #include "pipeline/base_dir.h"
 #include "pipeline/heartbeat.h"
 #include "util/error.h"
+#include "util/log.h"
 #include "util/publish.h"
 #include "util/rng.h"
 
@@ -41,14 +42,6 @@ std::string UtcFromNs(int64_t ns) {
   char stamp[32];
   std::strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &utc);
   return stamp;
-}
-
-std::string Fixed(double value, int digits) {
-  std::ostringstream out;
-  out.setf(std::ios::fixed);
-  out.precision(digits);
-  out << value;
-  return out.str();
 }
 
 bool SameShape(const data::RowShape& a, const data::RowShape& b) {
@@ -347,8 +340,8 @@ ShuffleResult ShuffleOnce(const ShuffleOptions& options, ShardScanner& scanner, 
       std::max<int64_t>(1, options.memory_budget_rows / std::max<int64_t>(1, buckets)));
   result.buckets = static_cast<int>(buckets);
   logger.Info(std::to_string(result.total_rows) + " rows (" + std::to_string(random_rows) +
-              " from the random net), desired window " + Fixed(result.desired_rows, 0) + ": " +
-              std::to_string(window.size()) + " files with " + std::to_string(window_rows) +
+              " from the random net), desired window " + FormatFixed(result.desired_rows, 0) +
+              ": " + std::to_string(window.size()) + " files with " + std::to_string(window_rows) +
               " rows, keeping " + std::to_string(kept_target) + " in " + std::to_string(buckets) +
               " buckets");
 
@@ -479,8 +472,8 @@ ShuffleResult ShuffleOnce(const ShuffleOptions& options, ShardScanner& scanner, 
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   logger.Info("published " + result.dir + ": " + std::to_string(result.output_rows) + " rows in " +
               std::to_string(result.output_files) + " files from " +
-              std::to_string(result.files_used) + " shards in " + Fixed(seconds, 1) + " s (" +
-              Fixed(static_cast<double>(result.output_rows) / std::max(seconds, 1e-9), 0) +
+              std::to_string(result.files_used) + " shards in " + FormatFixed(seconds, 1) + " s (" +
+              FormatFixed(static_cast<double>(result.output_rows) / std::max(seconds, 1e-9), 0) +
               " rows/s)");
   return result;
 }

@@ -1,7 +1,5 @@
 #include "pipeline/train_data.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <boost/filesystem.hpp>
 #include <cmath>
@@ -11,6 +9,7 @@
 
 #include "go/symmetry.h"
 #include "pipeline/base_dir.h"
+#include "util/checksum.h"
 #include "util/error.h"
 #include "util/publish.h"
 
@@ -76,16 +75,7 @@ std::optional<ShuffleDir> FindNewestShuffle(const std::string& base_dir, Logger&
 
 std::string FileContentKey(const std::string& path) {
   const std::string bytes = ReadFile(path);
-  uLong crc = crc32(0L, Z_NULL, 0);
-  constexpr size_t kChunk = 1 << 30;
-  for (size_t pos = 0; pos < bytes.size(); pos += kChunk) {
-    const size_t len = std::min(kChunk, bytes.size() - pos);
-    crc = crc32(crc, reinterpret_cast<const Bytef*>(bytes.data() + pos), static_cast<uInt>(len));
-  }
-  char text[40];
-  std::snprintf(text, sizeof(text), "%zu-%08lx", bytes.size(),
-                static_cast<unsigned long>(crc & 0xffffffffUL));
-  return text;
+  return std::to_string(bytes.size()) + "-" + Crc32Hex(bytes);
 }
 
 std::string TrainState::ToJson() const {

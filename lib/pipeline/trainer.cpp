@@ -22,6 +22,7 @@
 #include "pipeline/torch_loader.h"
 #include "pipeline/train_data.h"
 #include "util/error.h"
+#include "util/log.h"
 #include "util/publish.h"
 #include "util/rng.h"
 
@@ -50,21 +51,6 @@ std::string ExportDir(const TrainerProgramOptions& o) {
 std::string SnapshotName(const TrainerProgramOptions& o, int64_t samples, int64_t rows) {
   return o.run_name + "-" + o.training_name + "-s" + std::to_string(samples) + "-d" +
          std::to_string(rows);
-}
-
-std::string UtcNow() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
-
-std::string Fixed(double value, int digits) {
-  char text[64];
-  std::snprintf(text, sizeof(text), "%.*f", digits, value);
-  return text;
 }
 
 // Checkpoint directories, oldest first (names sort by samples, then creation time).
@@ -120,7 +106,7 @@ void WriteSnapshot(const TrainerProgramOptions& o, const nn::NetTrainer& trainer
   meta["samples"] = state.samples;
   meta["rows"] = state.total_rows;
   meta["checkpoint"] = checkpoint;
-  meta["created_utc"] = UtcNow();
+  meta["created_utc"] = UtcTimestampSeconds();
   trainer.Snapshot(name)->Save(path, {{"training.json", meta.dump(2) + "\n"}});
   logger.Info("snapshot " + path);
 }
@@ -270,7 +256,7 @@ void TrainerLoop::Start() {
     last_checkpoint_ = dir;
     logger_.Info("resuming from " + dir + ": " + std::to_string(state_.samples) + " samples, " +
                  std::to_string(state_.epochs) + " epochs, bucket " +
-                 Fixed(state_.bucket_level, 0) +
+                 FormatFixed(state_.bucket_level, 0) +
                  (state_.in_epoch
                       ? ", finishing an epoch at step " + std::to_string(state_.epoch_steps_done) +
                             "/" + std::to_string(state_.epoch_steps)
@@ -307,7 +293,7 @@ std::optional<Decision> TrainerLoop::PlanNewEpoch(Decision* waiting) {
     const double credit = CreditNewRows(state_, shuffle->total_rows, bucket_, logger_);
     logger_.Info("shuffle " + shuffle->name + ": " + std::to_string(shuffle->total_rows) +
                  " rows in total, " + std::to_string(shuffle->files.size()) + " files; bucket +" +
-                 Fixed(credit, 0) + " = " + Fixed(state_.bucket_level, 0));
+                 FormatFixed(credit, 0) + " = " + FormatFixed(state_.bucket_level, 0));
     last_shuffle_ = shuffle->name;
   }
   std::vector<int64_t> rows;
@@ -325,7 +311,7 @@ std::optional<Decision> TrainerLoop::PlanNewEpoch(Decision* waiting) {
   }
   TrainState trial = state_;
   if (!TrySpendEpoch(trial, bucket_)) {
-    waiting->reason = "train bucket limited (" + Fixed(state_.bucket_level, 0) + " < " +
+    waiting->reason = "train bucket limited (" + FormatFixed(state_.bucket_level, 0) + " < " +
                       std::to_string(o_.samples_per_epoch) + " samples)";
     waiting->action = o_.stop_when_train_bucket_limited ? "stop" : "wait";
     return std::nullopt;
@@ -472,8 +458,9 @@ bool TrainerLoop::TrainEpoch(const Decision& d) {
       const double eta =
           static_cast<double>(d.steps - step) * o_.batch_size / std::max(samples_per_second_, 1e-9);
       logger_.Info("step " + std::to_string(step) + "/" + std::to_string(d.steps) + ", " +
-                   Fixed(samples_per_second_, 0) + " samples/s, ETA " + Fixed(eta, 0) +
-                   " s, loss " + Fixed(epoch_sums.total / std::max(epoch_sums.weight, 1e-9), 4));
+                   FormatFixed(samples_per_second_, 0) + " samples/s, ETA " + FormatFixed(eta, 0) +
+                   " s, loss " +
+                   FormatFixed(epoch_sums.total / std::max(epoch_sums.weight, 1e-9), 4));
     }
     Beat("training");
   }
@@ -486,7 +473,7 @@ bool TrainerLoop::TrainEpoch(const Decision& d) {
   trainer_->SyncRunningStats();
   if (rank0()) {
     const double w = std::max(epoch_sums.weight, 1e-9);
-    json line{{"time_utc", UtcNow()},
+    json line{{"time_utc", UtcTimestampSeconds()},
               {"epoch", state_.epochs},
               {"samples", state_.samples},
               {"rows", state_.total_rows},

@@ -44,6 +44,21 @@ std::string UtcTimestamp() {
   return buffer;
 }
 
+std::string UtcTimestampSeconds() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char buffer[32];
+  std::strftime(buffer, sizeof(buffer), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buffer;
+}
+
+std::string FormatFixed(double value, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.*f", digits, value);
+  return buffer;
+}
+
 Logger::Logger(LogLevel min_level, bool to_stderr) : min_level_(min_level), to_stderr_(to_stderr) {}
 
 void Logger::OpenFile(const std::string& path) {

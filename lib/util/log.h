@@ -18,6 +18,10 @@ LogLevel ParseLogLevel(const std::string& name);
 
 // "2026-11-21T10:04:05.123Z" for the current time.
 std::string UtcTimestamp();
+// "2026-11-21T10:04:05Z" for the current time (metadata files).
+std::string UtcTimestampSeconds();
+// `value` with exactly `digits` digits after the point ("%.*f"), for log lines.
+std::string FormatFixed(double value, int digits);
 
 class Logger {
  public:

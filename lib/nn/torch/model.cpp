@@ -1,6 +1,5 @@
 #include "nn/torch/model.h"
 
-#include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
@@ -14,7 +13,9 @@
 
 #include "nn/features.h"
 #include "nn/torch/net.h"
+#include "util/checksum.h"
 #include "util/error.h"
+#include "util/log.h"
 #include "util/publish.h"
 
 namespace tengen::nn {
@@ -31,28 +32,6 @@ constexpr int kFormatVersion = 1;
 constexpr int kMinCpuFp32Batch = 2;
 
 std::string JoinPath(const std::string& dir, const std::string& name) { return dir + "/" + name; }
-
-std::string Crc32Hex(const std::string& bytes) {
-  uLong crc = crc32(0L, Z_NULL, 0);
-  // zlib takes uInt lengths: feed large files in chunks.
-  constexpr size_t kChunk = size_t{1} << 30;
-  for (size_t pos = 0; pos < bytes.size(); pos += kChunk) {
-    const size_t len = std::min(kChunk, bytes.size() - pos);
-    crc = crc32(crc, reinterpret_cast<const Bytef*>(bytes.data() + pos), static_cast<uInt>(len));
-  }
-  char hex[9];
-  std::snprintf(hex, sizeof(hex), "%08lx", static_cast<unsigned long>(crc & 0xffffffffUL));
-  return hex;
-}
-
-std::string NowUtc() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
 
 std::string ShapeText(const torch::Tensor& t) {
   std::ostringstream out;
@@ -246,7 +225,7 @@ void TorchModel::Save(const std::string& dir,
   meta["weights_bytes"] = weights.size();
   meta["weights_crc32"] = Crc32Hex(weights);
   meta["num_tensors"] = tensors.size();
-  meta["created_utc"] = NowUtc();
+  meta["created_utc"] = UtcTimestampSeconds();
 
   AtomicDirectory out(dir);
   PublishFile(JoinPath(out.path(), kModelWeightsFile), weights);
