@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -89,7 +90,7 @@ void WriteInputs(const std::string& base, int64_t rows, int64_t rows_per_file) {
 
 // Median rows/s of `repeats` shuffles of everything under `base`.
 double ShuffleRowsPerSecond(const std::string& base, int64_t rows, int64_t budget, int threads,
-                            int repeats, int* buckets) {
+                            int level, int repeats, int* buckets) {
   pipeline::ShuffleOptions options;
   options.base_dir = base;
   options.min_rows = 1000;
@@ -99,6 +100,7 @@ double ShuffleRowsPerSecond(const std::string& base, int64_t rows, int64_t budge
   options.memory_budget_rows = budget;
   options.rows_per_output_file = 25000;
   options.threads = threads;
+  options.compression_level = level;
   Logger logger(LogLevel::kWarning);
   std::atomic<bool> flag{false};
   const StopToken stop(&flag);
@@ -130,6 +132,8 @@ int main(int argc, char** argv) {
     spec.Int("repeats", 3, 1, 100, "shuffles per case; the median is printed");
     spec.Int("threads", static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency())), 1,
              256, "shuffler threads");
+    spec.String("levels", "1,-1",
+                "zlib levels of the output files to compare (1 fast, -1 zlib's default 6)");
     spec.String("tmp_dir", "", "where the temporary base directory goes (default: system temp)");
     Config config(spec);
     if (!ParseCommandLineOrHelp(spec, argc, argv, config, std::cout)) return 0;
@@ -153,14 +157,19 @@ int main(int argc, char** argv) {
     std::printf("wrote %lld rows in %.1f s; shuffling with %d thread(s)\n",
                 static_cast<long long>(rows),
                 std::chrono::duration<double>(Clock::now() - start).count(), threads);
-    std::printf("%-28s %8s %14s\n", "case", "buckets", "median rows/s");
-    int buckets = 0;
-    const double in_memory = ShuffleRowsPerSecond(base, rows, rows, threads, repeats, &buckets);
-    std::printf("%-28s %8d %14.0f\n", "in memory", buckets, in_memory);
-    // buckets = ceil(kept * 5/4 / budget): a budget just over 5/16 of the rows gives 4.
-    const double bucketed =
-        ShuffleRowsPerSecond(base, rows, rows * 5 / 16 + 1, threads, repeats, &buckets);
-    std::printf("%-28s %8d %14.0f\n", "memory budget 5/16 of rows", buckets, bucketed);
+    std::printf("%-28s %6s %8s %14s\n", "case", "level", "buckets", "median rows/s");
+    std::stringstream levels(config.GetString("levels"));
+    for (std::string text; std::getline(levels, text, ',');) {
+      const int level = std::stoi(text);
+      int buckets = 0;
+      const double in_memory =
+          ShuffleRowsPerSecond(base, rows, rows, threads, level, repeats, &buckets);
+      std::printf("%-28s %6d %8d %14.0f\n", "in memory", level, buckets, in_memory);
+      // buckets = ceil(kept * 5/4 / budget): a budget just over 5/16 of the rows gives 4.
+      const double bucketed =
+          ShuffleRowsPerSecond(base, rows, rows * 5 / 16 + 1, threads, level, repeats, &buckets);
+      std::printf("%-28s %6d %8d %14.0f\n", "memory budget 5/16 of rows", level, buckets, bucketed);
+    }
     return 0;
   });
 }

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Builds (scripts/build.sh) and runs every test with ctest, printing the output of failures.
 # Installs the tools the tests drive (GNU Go for the GTP cross-check, numpy for the npz interop
-# test) when missing.
+# test, an ssh server and client for the cluster test, chromium to render the HTML report)
+# when missing.
 #
 #   scripts/test.sh [ctest arguments...]     e.g. scripts/test.sh -R gtp
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/lib.sh"
 
-ensure_packages gnugo python3-numpy
+ensure_packages gnugo python3-numpy openssh-server openssh-client chromium
 "$root/scripts/build.sh"
 build_dir=${BUILD_DIR:-$root/build/release}
 cd "$build_dir"

@@ -59,4 +59,10 @@ grep -q '"state": "done"' "$base"/status/synchronous_loop-*.json || fail "phase 
 # Two cycles trained twice: at least two snapshots went through (accepted or rejected).
 exported=$(( $(ls "$base/models" | grep -vc '\.tmp' || true) + $(ls "$base/rejectedmodels" 2>/dev/null | grep -vc '\.tmp' || true) ))
 ((exported >= 2)) || fail "expected 2 exported models over 2 cycles, found $exported"
+# tengen-status reads the run: the accepted models, and no program left stale or dead.
+"$bin/tengen-status" "$base" --min-free-gb 0 --min-free-percent 0 > "$work/status.txt" ||
+  fail "tengen-status failed"
+cat "$work/status.txt"
+grep -q "accepted [1-9]" "$work/status.txt" || fail "status misses the accepted models"
+! grep -qE "STALE|DEAD" "$work/status.txt" || fail "status reports a stale or dead program"
 echo "end-to-end loop: OK ($exported models through the gatekeeper)"

@@ -29,8 +29,8 @@ std::vector<int64_t> ExpectShape(const NpzReader& reader, const std::string& nam
 
 }  // namespace
 
-ShardWriter::ShardWriter(RowShape shape, std::string model_name)
-    : shape_(shape), model_name_(std::move(model_name)) {}
+ShardWriter::ShardWriter(RowShape shape, std::string model_name, int compression_level)
+    : shape_(shape), model_name_(std::move(model_name)), compression_level_(compression_level) {}
 
 void ShardWriter::Add(const TrainingRow& row) {
   CheckRow(shape_, row);
@@ -66,7 +66,7 @@ void ShardWriter::WriteAndClear(const std::string& path) {
     rules.push_back(row.ko_positional);
     rules.push_back(row.suicide);
   }
-  NpzWriter writer(path);
+  NpzWriter writer(path, compression_level_);
   writer.Add("spatial_packed", spatial, {n, shape_.num_spatial, packed});
   writer.Add("global", global, {n, shape_.num_global});
   writer.Add("policy", policy, {n, area + 1});

@@ -61,7 +61,9 @@ struct TrainingRow {
 // Accumulates rows of one model and writes them as one shard, atomically.
 class ShardWriter {
  public:
-  ShardWriter(RowShape shape, std::string model_name);
+  // compression_level: zlib's 1 (fast) .. 9 (small), -1 its default (6), 0 stored; level 1
+  // writes ~1.8x faster for ~20% more bytes (the shuffler's choice).
+  ShardWriter(RowShape shape, std::string model_name, int compression_level = -1);
   // CheckError if the row's vectors do not match the shape.
   void Add(const TrainingRow& row);
   int rows() const { return static_cast<int>(rows_.size()); }
@@ -71,6 +73,7 @@ class ShardWriter {
  private:
   RowShape shape_;
   std::string model_name_;
+  int compression_level_ = -1;
   std::vector<TrainingRow> rows_;
 };
 

@@ -183,10 +183,11 @@ class ShardReader {
 
 // Writes `rows` as one shard at `path` (a task for TaskQueue).
 std::function<void()> WriteTask(const data::RowShape& shape, const std::string& model,
-                                const std::string& path, std::vector<data::TrainingRow> rows) {
+                                int compression_level, const std::string& path,
+                                std::vector<data::TrainingRow> rows) {
   auto shared = std::make_shared<std::vector<data::TrainingRow>>(std::move(rows));
-  return [shape, model, path, shared] {
-    data::ShardWriter writer(shape, model);
+  return [shape, model, compression_level, path, shared] {
+    data::ShardWriter writer(shape, model, compression_level);
     for (const data::TrainingRow& row : *shared) writer.Add(row);
     shared->clear();
     shared->shrink_to_fit();
@@ -215,6 +216,9 @@ void DeclareShuffleOptions(ConfigSpec& spec) {
            "rows held in memory at once; more are shuffled through temporary bucket files");
   spec.Int("rows_per_output_file", d.rows_per_output_file, 1, int64_t{1} << 40,
            "rows in each data-NNNN.npz of a shuffle (the last may hold fewer)");
+  spec.Int("compression_level", d.compression_level, -1, 9,
+           "zlib level of the output and bucket files: 1 fast (~1.8x faster writes than 6, "
+           "~20% bigger), 9 small, -1 zlib's default (6), 0 stored");
   spec.Int("keep_shuffles", d.keep_shuffles, 1, 1000000, "newest shuffles never removed");
   spec.Int("cleanup_grace_seconds", d.cleanup_grace.count(), 0, int64_t{1} << 40,
            "older shuffles (and stale temporaries) are removed after this many seconds");
@@ -239,6 +243,7 @@ ShuffleOptions ShuffleOptionsFromConfig(const Config& config) {
   o.keep_target_rows = config.GetInt("keep_target_rows");
   o.memory_budget_rows = config.GetInt("memory_budget_rows");
   o.rows_per_output_file = config.GetInt("rows_per_output_file");
+  o.compression_level = static_cast<int>(config.GetInt("compression_level"));
   o.keep_shuffles = static_cast<int>(config.GetInt("keep_shuffles"));
   o.cleanup_grace = std::chrono::seconds(config.GetInt("cleanup_grace_seconds"));
   o.interval = std::chrono::seconds(config.GetInt("interval_seconds"));
@@ -367,7 +372,8 @@ ShuffleResult ShuffleOnce(const ShuffleOptions& options, ShardScanner& scanner, 
     if (bucket_rows[b].empty()) return;
     const std::string path = bucket_dir->path() + "/bucket-" + std::to_string(b) + "-" +
                              std::to_string(chunks++) + ".npz";
-    bucket_writes.Run(WriteTask(shape, "bucket", path, std::move(bucket_rows[b])));
+    bucket_writes.Run(
+        WriteTask(shape, "bucket", options.compression_level, path, std::move(bucket_rows[b])));
     bucket_files[b].push_back(path);
     bucket_rows[b].clear();
     bucket_rows[b].shrink_to_fit();
@@ -435,7 +441,8 @@ ShuffleResult ShuffleOnce(const ShuffleOptions& options, ShardScanner& scanner, 
   std::vector<data::TrainingRow> pending;
   auto write_output = [&] {
     const std::string path = out_dir.path() + "/" + OutputFileName(result.output_files++);
-    output_writes.Run(WriteTask(shape, "shuffled", path, std::move(pending)));
+    output_writes.Run(
+        WriteTask(shape, "shuffled", options.compression_level, path, std::move(pending)));
     pending.clear();
   };
   for (size_t b = 0; b < bucket_rows.size(); ++b) {

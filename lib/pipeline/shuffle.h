@@ -48,6 +48,7 @@ struct ShuffleOptions {
   int64_t keep_target_rows = 1200000;
   int64_t memory_budget_rows = 2000000;
   int64_t rows_per_output_file = 100000;
+  int compression_level = 1;  // zlib level of output and bucket files
   int keep_shuffles = 3;
   std::chrono::seconds cleanup_grace{3600};
   std::chrono::seconds interval{600};

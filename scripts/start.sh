@@ -1,0 +1,260 @@
+#!/usr/bin/env bash
+# Starts one tengen program in the background, immune to hangups (nohup), against a base
+# directory, with its own output file and pid file: the asynchronous setup of
+# docs/OPERATIONS.md ("Running the programs asynchronously"). scripts/stop_all.sh stops them.
+#
+#   scripts/start.sh [--force] [--check-seconds S] PROGRAM BASE [program options...]
+#
+#   PROGRAM  selfplay, shuffler, trainer, exporter or gatekeeper
+#   BASE     the base directory (created when missing); on several machines, the same path on
+#            a shared filesystem
+#   program options  come after start.sh's own: --config CONFIGS/PROGRAM.cfg --output-dir BASE
+#            (selfplay: also --models-dir BASE/models; trainer: also --training-name, below).
+#            Later options win, so --config FILE, --set key=value or --key-name value override
+#            the repository's defaults.
+# options:
+#   --force            start even when a single-instance program seems to run already
+#   --check-seconds S  how long to watch the new process before reporting it started
+#                      (default 1); a program that dies in that time is an error
+#
+# Any number of selfplay processes may run; the shuffler, exporter and gatekeeper run once per
+# base directory, the trainer once per training name: start.sh refuses to start a second one
+# while a pid file of this host names a live process of it, or a pid file of another host
+# belongs to a process whose heartbeat (BASE/status/) is fresh and not "stopped".
+# The trainer's training name is taken from --training-name, --set training_name=..., or a
+# --config file; else from $TENGEN_TRAINING_NAME; else it is the model_kind (from the same
+# places, else configs/trainer.cfg), as in synchronous_loop.sh.
+#
+# Environment: TENGEN_BIN  directory of the tengen-* programs (default: scripts/build.sh
+#                          builds when needed, then BUILD_DIR/bin or build/release/bin)
+#              TENGEN_CONFIGS  directory of the PROGRAM.cfg files (default: configs/)
+# Files: BASE/run/ID.pid, ID = PROGRAM-HOST-N (trainer: trainer-TRAINING-HOST-N), N the
+# smallest free number; key=value lines: pid, supervisor, host, program, training_name,
+# output, started_utc, command. BASE/logs/PROGRAM/nohup-ID.out: the program's stdout and
+# stderr (its own log is BASE/logs/PROGRAM/HOST-PID.log), a line when it starts and one with
+# its exit status when it ends. The pid file is removed when the program exits.
+# Exit status: 0 started; 1 refused, or the program failed at once; 2 usage.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+usage() { sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+die() { echo "start.sh: $*" >&2; exit 1; }
+
+force=0
+check_seconds=1
+while (($#)); do
+  case $1 in
+    --force) force=1; shift ;;
+    --check-seconds)
+      (($# >= 2)) || usage
+      check_seconds=$2; shift 2 ;;
+    -h|--help) usage ;;
+    --*) echo "start.sh: unknown option $1 (start.sh's options come before PROGRAM)" >&2; usage ;;
+    *) break ;;
+  esac
+done
+(($# >= 2)) || usage
+program=$1
+base=$2
+shift 2
+args=("$@")
+case $program in
+  selfplay|shuffler|trainer|exporter|gatekeeper) ;;
+  *) echo "start.sh: unknown PROGRAM '$program' (selfplay, shuffler, trainer, exporter, gatekeeper)" >&2; exit 2 ;;
+esac
+[[ $check_seconds =~ ^[0-9]+([.][0-9]+)?$ ]] ||
+  { echo "start.sh: --check-seconds must be a number of seconds, got '$check_seconds'" >&2; exit 2; }
+configs=${TENGEN_CONFIGS:-$root/configs}
+config=$configs/$program.cfg
+[[ -f $config ]] || { echo "start.sh: missing config file $config (TENGEN_CONFIGS)" >&2; exit 2; }
+
+# A key's value on the command line (--key-name V, --key_name V, --key-name=V, --set key=V) or
+# in the --config files given there, the command line winning, as the programs read them; empty
+# when it is nowhere.
+option_value() {
+  local key=$1 dashed=${1//_/-} value="" from_files="" i=0 arg
+  local -a files=("$config")
+  while ((i < ${#args[@]})); do
+    arg=${args[i]}
+    case $arg in
+      --config) files+=("${args[i+1]:-}"); i=$((i + 1)) ;;
+      --config=*) files+=("${arg#--config=}") ;;
+      "--$dashed"|"--$key") value=${args[i+1]:-}; i=$((i + 1)) ;;
+      "--$dashed="*|"--$key="*) value=${arg#*=} ;;
+      --set) [[ ${args[i+1]:-} == "$key="* ]] && value=${args[i+1]#*=}; i=$((i + 1)) ;;
+      --set="$key="*) value=${arg#--set=$key=} ;;
+    esac
+    i=$((i + 1))
+  done
+  if [[ -z $value ]]; then
+    local file line
+    for file in "${files[@]}"; do
+      [[ -f $file ]] || { echo "start.sh: config file '$file' does not exist" >&2; exit 2; }
+      line=$(sed -n "s/^[[:space:]]*${key}[[:space:]]*=[[:space:]]*\\([^#[:space:]]*\\).*/\\1/p" "$file" | tail -1)
+      [[ -z $line ]] || from_files=$line
+    done
+    value=$from_files
+  fi
+  printf '%s' "$value"
+}
+
+has_option() {  # has_option KEY: the command line sets KEY
+  local key=$1 dashed=${1//_/-} arg prev=""
+  for arg in "${args[@]}"; do
+    case $arg in
+      "--$dashed"|"--$key"|"--$dashed="*|"--$key="*|--set="$key="*) return 0 ;;
+    esac
+    [[ $prev == --set && $arg == "$key="* ]] && return 0
+    prev=$arg
+  done
+  return 1
+}
+
+if has_option output_dir; then
+  echo "start.sh: do not pass --output-dir: start.sh sets it to BASE ($base)" >&2
+  exit 2
+fi
+mkdir -p "$base" || die "cannot create the base directory $base"
+base=$(cd "$base" && pwd)
+host=$(hostname 2>/dev/null || echo unknown)
+host=${host//\//_}
+
+extra=()
+key=$program
+training_name=""
+if [[ $program == selfplay ]]; then
+  has_option models_dir || extra+=(--models-dir "$base/models")
+elif [[ $program == trainer ]]; then
+  training_name=$(option_value training_name)
+  if [[ -z $training_name ]]; then
+    training_name=${TENGEN_TRAINING_NAME:-$(option_value model_kind)}
+    [[ -n $training_name ]] || die "no training name: pass --training-name NAME"
+    extra+=(--training-name "$training_name")
+  fi
+  [[ $training_name =~ ^[A-Za-z0-9._+-]+$ && $training_name != *.tmp* ]] ||
+    die "training name '$training_name' must be a plain name (letters, digits, . _ + -)"
+  key=trainer-$training_name
+fi
+
+if [[ -z ${TENGEN_BIN:-} ]]; then
+  "$root/scripts/build.sh" >&2
+  bin=${BUILD_DIR:-$root/build/release}/bin
+else
+  bin=$TENGEN_BIN
+fi
+exe=$bin/tengen-$program
+[[ -x $exe ]] || die "$exe is missing (TENGEN_BIN=${TENGEN_BIN:-})"
+
+run_dir=$base/run
+log_dir=$base/logs/$program
+mkdir -p "$run_dir" "$log_dir"
+
+# alive PID: PID is a running tengen-$program on this host (not a zombie, not a reused pid).
+alive() {
+  local cmdline
+  [[ $1 =~ ^[0-9]+$ ]] && kill -0 "$1" 2>/dev/null || return 1
+  [[ -r /proc/$1/cmdline ]] || return 0
+  cmdline=$(tr '\0' ' ' 2>/dev/null < "/proc/$1/cmdline") || return 1
+  [[ $cmdline == *tengen-$program* ]]
+}
+field() { sed -n "s/^$1=//p" "$2" 2>/dev/null | head -1; }
+
+# One start.sh at a time per base directory and host (the lock is not passed to the program).
+if command -v flock > /dev/null; then
+  exec 9> "$run_dir/.lock-$host"
+  flock 9
+fi
+
+# Stale pid files of this host go; a live single-instance program refuses the start.
+shopt -s nullglob
+for file in "$run_dir/$key"-*.pid; do
+  file_host=$(field host "$file")
+  file_pid=$(field pid "$file")
+  if [[ $file_host == "$host" ]]; then
+    if alive "$file_pid"; then
+      if [[ $program != selfplay ]] && ((!force)); then
+        die "tengen-$program${training_name:+ (training $training_name)} runs already on $host as pid $file_pid ($file); stop it with scripts/stop_all.sh $base $program, or pass --force"
+      fi
+    elif ! alive "$(field supervisor "$file")" 2> /dev/null; then
+      rm -f "$file"
+    fi
+  elif [[ $program != selfplay ]] && ((!force)); then
+    beat=$base/status/$program-$file_host-$file_pid.json
+    if [[ -f $beat ]] && ! grep -q '"state": "stopped"' "$beat" &&
+       (($(date +%s) - $(stat -c %Y "$beat") < 120)); then
+      die "tengen-$program${training_name:+ (training $training_name)} runs on $file_host as pid $file_pid ($file, heartbeat $beat is fresh); pass --force to start another"
+    fi
+  fi
+done
+
+n=1
+while [[ -e $run_dir/$key-$host-$n.pid ]]; do n=$((n + 1)); done
+id=$key-$host-$n
+pid_file=$run_dir/$id.pid
+out=$log_dir/nohup-$id.out
+command=("$exe" --config "$config" --output-dir "$base" "${extra[@]}" "${args[@]}")
+body=$run_dir/.tmp.$id.$$
+{
+  printf 'host=%s\nprogram=%s\ntraining_name=%s\noutput=%s\nstarted_utc=%s\n' "$host" "$program" \
+    "$training_name" "$out" "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  printf 'command=%s\n' "${command[*]}"
+} > "$body"
+printf '=== %s start.sh: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "${command[*]}" >> "$out"
+
+# The supervisor: a shell with job control, so that the program gets SIGINT's default action
+# (a shell without it starts background commands with SIGINT ignored) and a process group of
+# its own; it publishes the pid file, waits for the program, records its exit status and
+# removes the pid file. It ignores SIGHUP (nohup) and survives SIGINT/SIGTERM sent to it.
+supervisor='
+set -m
+trap : INT TERM
+body=$1 pid_file=$2 program=$3
+shift 3
+"$@" &
+child=$!
+exec 2> /dev/null  # no job-control notices in the output; the program keeps its stderr
+{ cat "$body"; printf "pid=%s\nsupervisor=%s\n" "$child" "$$"; } > "$body.pid" &&
+  mv -f "$body.pid" "$pid_file"
+rm -f "$body"
+while :; do
+  wait "$child"
+  code=$?
+  kill -0 "$child" 2> /dev/null || break
+done
+printf "=== %s start.sh: tengen-%s pid %s exited with status %s\n" \
+  "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$program" "$child" "$code"
+grep -qx "pid=$child" "$pid_file" 2> /dev/null && rm -f "$pid_file"
+exit 0
+'
+nohup bash -c "$supervisor" start.sh-supervisor "$body" "$pid_file" "$program" "${command[@]}" \
+  >> "$out" 2>&1 < /dev/null 9>&- &
+supervisor_pid=$!
+
+# The pid file appears as soon as the program is forked.
+for ((i = 0; i < 200; i++)); do
+  [[ -f $pid_file ]] && break
+  kill -0 "$supervisor_pid" 2> /dev/null || break
+  sleep 0.05
+done
+[[ -f $pid_file ]] || { rm -f "$body"; die "tengen-$program did not start; see $out"; }
+pid=$(field pid "$pid_file")
+exec 9>&-
+
+# A program that fails at once (a bad option exits 2) is reported here.
+ticks=$(awk -v s="$check_seconds" 'BEGIN { print int(s * 10 + 0.5) }')
+for ((i = 0; i < ticks; i++)); do
+  kill -0 "$pid" 2> /dev/null || break
+  sleep 0.1
+done
+if ! alive "$pid"; then
+  # Give the supervisor a moment to record the exit status.
+  wait "$supervisor_pid" 2> /dev/null || true
+  status=$(sed -n "s/.*start.sh: tengen-$program pid $pid exited with status \\([0-9]*\\)$/\\1/p" "$out" | tail -1)
+  if [[ $status == 0 ]]; then
+    echo "start.sh: tengen-$program pid $pid already finished (status 0); output: $out" >&2
+    exit 0
+  fi
+  tail -n 20 "$out" >&2
+  die "tengen-$program pid $pid exited at once with status ${status:-unknown}; output: $out"
+fi
+echo "started tengen-$program pid $pid on $host: pid file $pid_file, output $out" >&2

@@ -1,0 +1,46 @@
+// tengen-status: prints the state of a run from its base directory: every program's
+// heartbeat (alive, stale, dead or ended), selfplay rates per host, data totals, bytes written
+// in the last hour, the newest shuffle, training progress and losses, models and gating, disk,
+// and warnings. The reading is lib/status/run_status.h; this file reads options.
+//
+//   tengen-status BASE [--json] [--stale-seconds 300] [--no-data-minutes 30] ...
+
+#include <chrono>
+#include <iostream>
+
+#include "status/run_status.h"
+#include "util/config.h"
+#include "util/program.h"
+
+namespace tengen {
+namespace {
+
+double NowSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+int Main(int argc, const char* const argv[]) {
+  ConfigSpec spec("tengen-status",
+                  "Prints the state of a run read from its base directory BASE (tengen-status "
+                  "BASE): heartbeats, rates, data, training, models, disk and warnings.");
+  status::DeclareStatusOptions(spec);
+  spec.Bool("json", false, "print the status as one JSON object instead of text");
+  Config config(spec);
+  const CommandLine command_line = ParseCommandLine(spec, argc, argv, config, true);
+  if (command_line.help_requested) {
+    spec.PrintHelp(std::cout);
+    return 0;
+  }
+  const std::string base = status::BaseDirFromArguments(config, command_line.positional);
+  const status::RunStatus run =
+      status::CollectStatus(base, status::StatusOptionsFromConfig(config), NowSeconds());
+  std::cout << (config.GetBool("json") ? status::StatusJson(run) : status::FormatStatus(run));
+  return 0;
+}
+
+}  // namespace
+}  // namespace tengen
+
+int main(int argc, char** argv) {
+  return tengen::RunProgram("tengen-status", [&] { return tengen::Main(argc, argv); });
+}

@@ -1,0 +1,69 @@
+# shellcheck shell=bash disable=SC2154
+# Shared by loop_async_test.sh and loop_faults_test.sh (sourced): the tiny settings of
+# loop_e2e_test.sh (7x7 board, b1c16 net, a few visits, small epochs, a gatekeeper that plays 2
+# games and accepts any candidate) for the five programs running at once, and helpers.
+# Expects: src (source dir), bin (program dir), work (scratch dir), base (base dir).
+
+export TENGEN_BIN=$bin
+host=$(hostname 2>/dev/null || echo unknown)
+host=${host//\//_}
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+count() { find "$@" 2>/dev/null | grep -v '\.tmp' | wc -l; }
+now() { date +%s; }
+
+# The tiny settings, per program (program options for start.sh).
+tiny_selfplay=(--set board_sizes=7:1 --set pos_len=7 --set full_visits=12 --set cheap_visits=6
+  --set full_probability=0.5 --set num_game_threads=3 --set nn_max_batch_size=3
+  --set devices=cpu --set max_rows_per_file=40 --set max_shard_age_seconds=2
+  --set model_check_seconds=1 --set log_seconds=5 --set precision=fp32)
+tiny_shuffler=(--set min_rows=40 --set interval_seconds=1 --set taper_window_scale=2000
+  --set threads=1 --set keep_shuffles=3 --set cleanup_grace_seconds=30)
+tiny_trainer=(--training-name tiny --set run_name=e2e --set model_kind=b1c16 --set pos_len=7
+  --set batch_size=16 --set samples_per_epoch=64 --set max_train_bucket_per_new_data=4
+  --set precision=fp32 --set poll_seconds=1 --set progress_seconds=5 --set threads=1)
+tiny_exporter=(--set poll_seconds=1)
+tiny_gatekeeper=(--set games=2 --set visits=4 --set board_sizes=7:1 --set pos_len=7
+  --set num_game_threads=2 --set required_candidate_win_prop=0 --set poll_seconds=1
+  --set precision=fp32)
+
+# start PROGRAM [options...]: scripts/start.sh with the tiny settings; prints the pid.
+start() {
+  local program=$1 out
+  shift
+  local -n tiny=tiny_$program
+  out=$(bash "$src/scripts/start.sh" --check-seconds 0 "$program" "$base" "${tiny[@]}" "$@" 2>&1) ||
+    fail "start.sh $program failed: $out"
+  echo "$out" >> "$work/start.log"
+  sed -n 's/^started tengen-[a-z]* pid \([0-9]*\) .*/\1/p' <<< "$out"
+}
+
+# wait_for SECONDS DESCRIPTION COMMAND...: polls COMMAND every half second until it succeeds;
+# fails the test when SECONDS pass first.
+wait_for() {
+  local seconds=$1 what=$2 deadline
+  shift 2
+  deadline=$(($(now) + seconds))
+  until "$@"; do
+    (($(now) < deadline)) || fail "timed out after ${seconds} s waiting for: $what"
+    sleep 0.5
+  done
+}
+
+# Newest accepted model (by samples in the name), or empty.
+newest_model() {
+  { ls "$base/models" 2>/dev/null | grep -v '\.tmp' | grep -v planted | grep -- '-s[0-9]*-d[0-9]*$' |
+    sed 's/.*-s\([0-9]*\)-d[0-9]*$/\1 &/' | sort -n | tail -n 1 | cut -d' ' -f2; } || true
+}
+
+# The exit status start.sh's supervisor recorded for PROGRAM's PID (empty while it runs).
+exit_status_of() {
+  sed -n "s/.*start.sh: tengen-$1 pid $2 exited with status \\([0-9]*\\)$/\\1/p" \
+    "$base"/logs/"$1"/nohup-*.out 2>/dev/null | tail -1
+}
+
+# Stops whatever still runs (test cleanup), quietly.
+stop_leftovers() {
+  [[ -d $base/run ]] || return 0
+  bash "$src/scripts/stop_all.sh" --timeout 20 --kill "$base" > /dev/null 2>&1 || true
+}
