@@ -88,6 +88,37 @@ TEST_CASE("training rows: a shard round-trips and counts its rows from headers")
   CHECK_THROWS_AS(ReadShard(dir.Write("foreign.npz", "not a zip")), FormatError);
 }
 
+TEST_CASE("training rows: packed rows move between files byte for byte") {
+  testing::TempDir dir;
+  Rng rng(5);
+  std::vector<TrainingRow> rows;
+  ShardWriter writer(Shape(), "run-a-s1-d2");
+  for (int i = 0; i < 9; ++i) {
+    rows.push_back(RandomRow(rng, i));
+    writer.Add(rows.back());
+  }
+  const std::string path = dir / "shard.npz";
+  writer.WriteAndClear(path);
+  PackedShard packed = ReadPackedShard(path);
+  CHECK(packed.model_name == "run-a-s1-d2");
+  CHECK(packed.shape.feature_version == 7);
+  REQUIRE(packed.rows.size() == 9);
+  for (const PackedRow& row : packed.rows) CHECK(row.size() == PackedRowBytes(Shape()));
+  // Reverse the rows, write them at another level, and read them back decoded.
+  std::vector<PackedRow> reversed(packed.rows.rbegin(), packed.rows.rend());
+  const std::string out = dir / "reversed.npz";
+  WritePackedShard(packed.shape, "shuffled", reversed, out, 1);
+  const Shard back = ReadShard(out);
+  CHECK(back.model_name == "shuffled");
+  CHECK(back.shape.feature_version == 7);
+  REQUIRE(back.rows.size() == rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) CheckSame(back.rows[i], rows[rows.size() - 1 - i]);
+  // Errors as ReadShard's; a row of the wrong size is the caller's bug.
+  CHECK_THROWS_AS(ReadPackedShard(dir.Write("foreign.npz", "not a zip")), FormatError);
+  reversed[3].pop_back();
+  CHECK_THROWS_AS(WritePackedShard(packed.shape, "x", reversed, dir / "bad.npz"), CheckError);
+}
+
 TEST_CASE("training rows: numpy reads every array with the documented dtype and shape") {
   const std::string python = testing::FindNumpyPython();
   REQUIRE_MESSAGE(!python.empty(), "no python3 with numpy: install python3-numpy");

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <random>
 #include <thread>
 
 #include "nn/torch/model.h"
@@ -343,6 +344,55 @@ TEST_CASE("trainer program: 2 ranks on localhost match one process on the same b
         std::vector<std::string>{"r-t-s64-d5000"});
   CHECK(SameWeights(*LoadSnapshot(single, "r-t-s64-d5000"), *LoadSnapshot(ranks, "r-t-s64-d5000"),
                     /*parameters_only=*/true));
+}
+
+TEST_CASE("scripts/train.sh: two CPU ranks train one epoch and only rank 0 writes") {
+  testing::TempDir dir;
+  const std::string base = MakeBase(dir);
+  const int port = 20000 + static_cast<int>(std::random_device()() % 20000);
+  const ProcessResult run = RunProcess({"/usr/bin/env",
+                                        std::string("TENGEN_BIN=") + TENGEN_BIN_DIR,
+                                        "bash",
+                                        std::string(TENGEN_SOURCE_DIR) + "/scripts/train.sh",
+                                        "--cpu-ranks",
+                                        "2",
+                                        "--master-port",
+                                        std::to_string(port),
+                                        "--batch-size",
+                                        "8",
+                                        "--precision",
+                                        "fp32",
+                                        "--",
+                                        "--output-dir",
+                                        base,
+                                        "--training-name",
+                                        "t",
+                                        "--run-name",
+                                        "r",
+                                        "--model-kind",
+                                        "b1c16",
+                                        "--pos-len",
+                                        std::to_string(testing::kTrainPosLen),
+                                        "--samples-per-epoch",
+                                        "64",
+                                        "--max-epochs-this-instance",
+                                        "1",
+                                        "--log-level",
+                                        "warning",
+                                        "--threads",
+                                        "1"});
+  REQUIRE_MESSAGE(run.exit_code == 0, run.output);
+  CHECK(ListPublished(pipeline::TorchModelsToExportDir(base)) ==
+        std::vector<std::string>{"r-t-s64-d5000"});
+  CHECK(ListPublished(pipeline::TrainDir(base, "t") + "/checkpoints").size() == 1);
+  // A batch the ranks cannot split is refused by every rank, and train.sh says so.
+  const ProcessResult bad =
+      RunProcess({"/usr/bin/env", std::string("TENGEN_BIN=") + TENGEN_BIN_DIR, "bash",
+                  std::string(TENGEN_SOURCE_DIR) + "/scripts/train.sh", "--cpu-ranks", "2",
+                  "--master-port", std::to_string(port + 1), "--batch-size", "7", "--",
+                  "--output-dir", base, "--training-name", "t2", "--model-kind", "b1c16"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("cannot be split evenly over 2 ranks") != std::string::npos);
 }
 
 }  // namespace

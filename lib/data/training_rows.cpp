@@ -27,6 +27,66 @@ std::vector<int64_t> ExpectShape(const NpzReader& reader, const std::string& nam
   return header.shape;
 }
 
+// A per-row array of the format: name, dtype, per-row dimensions and bytes per row.
+struct RowArray {
+  const char* name;
+  const char* dtype;
+  std::vector<int64_t> dims;
+  size_t bytes;
+};
+
+std::vector<RowArray> RowArrays(const RowShape& s) {
+  const int64_t area = static_cast<int64_t>(s.pos_len) * s.pos_len;
+  const int64_t packed = PackedBytes(s.pos_len);
+  const auto f4 = [](int64_t n) { return static_cast<size_t>(4 * n); };
+  return {{"spatial_packed",
+           "|u1",
+           {s.num_spatial, packed},
+           static_cast<size_t>(s.num_spatial * packed)},
+          {"global", "<f4", {s.num_global}, f4(s.num_global)},
+          {"policy", "<f4", {area + 1}, f4(area + 1)},
+          {"value", "<f4", {3}, f4(3)},
+          {"score", "<f4", {}, f4(1)},
+          {"ownership", "|i1", {area}, static_cast<size_t>(area)},
+          {"weight", "<f4", {}, f4(1)},
+          {"game_id", "<i8", {}, 8},
+          {"turn", "<i4", {}, 4},
+          {"board_size", "|i1", {}, 1},
+          {"komi", "<f4", {}, f4(1)},
+          {"rules", "|i1", {2}, 2}};
+}
+
+// The row shape and row count of a shard, from its headers (FormatError naming the file when
+// the arrays disagree).
+RowShape ReadRowShape(const NpzReader& reader, int64_t* rows) {
+  const std::vector<int64_t> spatial_shape = ExpectShape(reader, "spatial_packed", "|u1", 3);
+  const std::vector<int64_t> policy_shape = ExpectShape(reader, "policy", "<f4", 2);
+  const std::vector<int64_t> global_shape = ExpectShape(reader, "global", "<f4", 2);
+  RowShape shape;
+  shape.num_spatial = static_cast<int>(spatial_shape[1]);
+  shape.num_global = static_cast<int>(global_shape[1]);
+  int pos_len = 0;
+  while (static_cast<int64_t>(pos_len + 1) * (pos_len + 1) + 1 <= policy_shape[1]) ++pos_len;
+  if (static_cast<int64_t>(pos_len) * pos_len + 1 != policy_shape[1] ||
+      PackedBytes(pos_len) != spatial_shape[2] || policy_shape[0] != spatial_shape[0])
+    throw FormatError(reader.path() +
+                      ": arrays 'policy' and 'spatial_packed' disagree on rows or pos_len");
+  shape.pos_len = pos_len;
+  *rows = spatial_shape[0];
+  return shape;
+}
+
+// The model name and feature version arrays, shared by both readers.
+void ReadShardMetadata(const NpzReader& reader, std::string* model_name, RowShape* shape) {
+  const auto name = reader.Read<uint8_t>("model_name");
+  model_name->assign(name.begin(), name.end());
+  std::vector<int64_t> dims;
+  const auto version = reader.Read<int32_t>("feature_version", &dims);
+  if (dims != std::vector<int64_t>{1})
+    throw FormatError(reader.path() + ": array 'feature_version' has the wrong shape");
+  shape->feature_version = version[0];
+}
+
 }  // namespace
 
 ShardWriter::ShardWriter(RowShape shape, std::string model_name, int compression_level)
@@ -88,19 +148,11 @@ void ShardWriter::WriteAndClear(const std::string& path) {
 
 Shard ReadShard(const std::string& path) {
   const NpzReader reader(path);
-  const std::vector<int64_t> spatial_shape = ExpectShape(reader, "spatial_packed", "|u1", 3);
-  const int64_t n = spatial_shape[0];
-  const std::vector<int64_t> policy_shape = ExpectShape(reader, "policy", "<f4", 2);
   Shard shard;
-  shard.shape.num_spatial = static_cast<int>(spatial_shape[1]);
-  int pos_len = 0;
-  while (static_cast<int64_t>(pos_len + 1) * (pos_len + 1) + 1 <= policy_shape[1]) ++pos_len;
-  if (static_cast<int64_t>(pos_len) * pos_len + 1 != policy_shape[1] ||
-      PackedBytes(pos_len) != spatial_shape[2] || policy_shape[0] != n)
-    throw FormatError(path + ": arrays 'policy' and 'spatial_packed' disagree on rows or pos_len");
-  shard.shape.pos_len = pos_len;
-  const int64_t area = static_cast<int64_t>(pos_len) * pos_len;
-  const int64_t packed = spatial_shape[2];
+  int64_t n = 0;
+  shard.shape = ReadRowShape(reader, &n);
+  const int64_t area = static_cast<int64_t>(shard.shape.pos_len) * shard.shape.pos_len;
+  const int64_t packed = PackedBytes(shard.shape.pos_len);
 
   auto read = [&](const std::string& name, auto tag, std::vector<int64_t> expected) {
     using T = decltype(tag);
@@ -111,10 +163,8 @@ Shard ReadShard(const std::string& path) {
                         std::to_string(n) + " rows");
     return values;
   };
-  const auto spatial = read("spatial_packed", uint8_t{}, spatial_shape);
-  const std::vector<int64_t> global_shape = ExpectShape(reader, "global", "<f4", 2);
-  shard.shape.num_global = static_cast<int>(global_shape[1]);
-  const auto global = read("global", float{}, {n, global_shape[1]});
+  const auto spatial = read("spatial_packed", uint8_t{}, {n, shard.shape.num_spatial, packed});
+  const auto global = read("global", float{}, {n, shard.shape.num_global});
   const auto policy = read("policy", float{}, {n, area + 1});
   const auto value = read("value", float{}, {n, 3});
   const auto score = read("score", float{}, {n});
@@ -125,10 +175,7 @@ Shard ReadShard(const std::string& path) {
   const auto board_size = read("board_size", int8_t{}, {n});
   const auto komi = read("komi", float{}, {n});
   const auto rules = read("rules", int8_t{}, {n, 2});
-  const auto name = reader.Read<uint8_t>("model_name");
-  shard.model_name.assign(name.begin(), name.end());
-  const auto version = read("feature_version", int32_t{}, {1});
-  shard.shape.feature_version = version[0];
+  ReadShardMetadata(reader, &shard.model_name, &shard.shape);
 
   const int64_t c_count = shard.shape.num_spatial;
   const int64_t g_count = shard.shape.num_global;
@@ -155,6 +202,68 @@ Shard ReadShard(const std::string& path) {
     row.suicide = rules[static_cast<size_t>(2 * r + 1)];
   }
   return shard;
+}
+
+size_t PackedRowBytes(const RowShape& shape) {
+  size_t bytes = 0;
+  for (const RowArray& a : RowArrays(shape)) bytes += a.bytes;
+  return bytes;
+}
+
+PackedShard ReadPackedShard(const std::string& path) {
+  const NpzReader reader(path);
+  PackedShard shard;
+  int64_t n = 0;
+  shard.shape = ReadRowShape(reader, &n);
+  const std::vector<RowArray> arrays = RowArrays(shard.shape);
+  std::vector<NpyArray> data;
+  data.reserve(arrays.size());
+  for (const RowArray& a : arrays) {
+    NpyArray array = reader.ReadArray(a.name);
+    std::vector<int64_t> expected = {n};
+    expected.insert(expected.end(), a.dims.begin(), a.dims.end());
+    if (array.dtype != a.dtype || array.shape != expected)
+      throw FormatError(path + ": array '" + a.name + "' has the wrong dtype or shape for " +
+                        std::to_string(n) + " rows");
+    data.push_back(std::move(array));
+  }
+  ReadShardMetadata(reader, &shard.model_name, &shard.shape);
+  const size_t row_bytes = PackedRowBytes(shard.shape);
+  shard.rows.resize(static_cast<size_t>(n));
+  for (size_t r = 0; r < shard.rows.size(); ++r) {
+    PackedRow& row = shard.rows[r];
+    row.reserve(row_bytes);
+    for (size_t i = 0; i < arrays.size(); ++i)
+      row.append(data[i].data, r * arrays[i].bytes, arrays[i].bytes);
+  }
+  return shard;
+}
+
+void WritePackedShard(const RowShape& shape, const std::string& model_name,
+                      const std::vector<PackedRow>& rows, const std::string& path,
+                      int compression_level) {
+  const std::vector<RowArray> arrays = RowArrays(shape);
+  const size_t row_bytes = PackedRowBytes(shape);
+  const int64_t n = static_cast<int64_t>(rows.size());
+  NpzWriter writer(path, compression_level);
+  size_t offset = 0;
+  for (const RowArray& a : arrays) {
+    NpyArray array;
+    array.dtype = a.dtype;
+    array.shape = {n};
+    array.shape.insert(array.shape.end(), a.dims.begin(), a.dims.end());
+    array.data.reserve(rows.size() * a.bytes);
+    for (const PackedRow& row : rows) {
+      TENGEN_CHECK(row.size() == row_bytes, "packed row of the wrong size");
+      array.data.append(row, offset, a.bytes);
+    }
+    offset += a.bytes;
+    writer.Add(a.name, array);
+  }
+  const std::vector<uint8_t> name(model_name.begin(), model_name.end());
+  writer.Add("model_name", name, {static_cast<int64_t>(name.size())});
+  writer.Add("feature_version", std::vector<int32_t>{shape.feature_version}, {1});
+  writer.Finish();
 }
 
 int64_t CountShardRows(const std::string& path) {

@@ -135,7 +135,7 @@ class TaskQueue {
 
 // A shard read (or why it could not be).
 struct ReadResult {
-  data::Shard shard;
+  data::PackedShard shard;
   std::string problem;
   std::exception_ptr error;  // what ReadShard threw, if anything
 };
@@ -143,7 +143,7 @@ struct ReadResult {
 ReadResult ReadForShuffle(const std::string& path) {
   ReadResult result;
   try {
-    result.shard = data::ReadShard(path);
+    result.shard = data::ReadPackedShard(path);
   } catch (const Error& e) {
     result.problem = e.what();
     result.error = std::current_exception();
@@ -184,14 +184,12 @@ class ShardReader {
 // Writes `rows` as one shard at `path` (a task for TaskQueue).
 std::function<void()> WriteTask(const data::RowShape& shape, const std::string& model,
                                 int compression_level, const std::string& path,
-                                std::vector<data::TrainingRow> rows) {
-  auto shared = std::make_shared<std::vector<data::TrainingRow>>(std::move(rows));
+                                std::vector<data::PackedRow> rows) {
+  auto shared = std::make_shared<std::vector<data::PackedRow>>(std::move(rows));
   return [shape, model, compression_level, path, shared] {
-    data::ShardWriter writer(shape, model, compression_level);
-    for (const data::TrainingRow& row : *shared) writer.Add(row);
+    data::WritePackedShard(shape, model, *shared, path, compression_level);
     shared->clear();
     shared->shrink_to_fit();
-    writer.WriteAndClear(path);
   };
 }
 
@@ -356,7 +354,7 @@ ShuffleResult ShuffleOnce(const ShuffleOptions& options, ShardScanner& scanner, 
 
   // Deal the kept rows into buckets (selection sampling keeps exactly kept_target rows of the
   // files that can be read, each subset equally likely).
-  std::vector<std::vector<data::TrainingRow>> bucket_rows(static_cast<size_t>(buckets));
+  std::vector<std::vector<data::PackedRow>> bucket_rows(static_cast<size_t>(buckets));
   std::vector<std::vector<std::string>> bucket_files(static_cast<size_t>(buckets));
   std::unique_ptr<AtomicDirectory> bucket_dir;
   if (buckets > 1)
@@ -391,7 +389,7 @@ ShuffleResult ShuffleOnce(const ShuffleOptions& options, ShardScanner& scanner, 
       return ShuffleResult{};
     }
     ReadResult read = reader.Next();
-    data::Shard& shard = read.shard;
+    data::PackedShard& shard = read.shard;
     std::string& problem = read.problem;
     if (problem.empty()) {
       if (static_cast<int64_t>(shard.rows.size()) != file->rows)
@@ -412,7 +410,7 @@ ShuffleResult ShuffleOnce(const ShuffleOptions& options, ShardScanner& scanner, 
     }
     used.push_back(file);
     result.window_rows += file->rows;
-    for (data::TrainingRow& row : shard.rows) {
+    for (data::PackedRow& row : shard.rows) {
       const bool keep = needed > 0 && rng.UniformDouble() * static_cast<double>(remaining) <
                                           static_cast<double>(needed);
       --remaining;
@@ -438,7 +436,7 @@ ShuffleResult ShuffleOnce(const ShuffleOptions& options, ShardScanner& scanner, 
   // Shuffle each bucket and append it to the output.
   AtomicDirectory out_dir(shuffled_dir + "/" + stem);
   TaskQueue output_writes(threads);  // declared after out_dir: destroyed first
-  std::vector<data::TrainingRow> pending;
+  std::vector<data::PackedRow> pending;
   auto write_output = [&] {
     const std::string path = out_dir.path() + "/" + OutputFileName(result.output_files++);
     output_writes.Run(
@@ -450,16 +448,16 @@ ShuffleResult ShuffleOnce(const ShuffleOptions& options, ShardScanner& scanner, 
       logger.Info("stop requested: shuffle abandoned");
       return ShuffleResult{};
     }
-    std::vector<data::TrainingRow> rows = std::move(bucket_rows[b]);
+    std::vector<data::PackedRow> rows = std::move(bucket_rows[b]);
     ShardReader chunks_reader(bucket_files[b], threads);
     for (const std::string& path : bucket_files[b]) {
       ReadResult chunk = chunks_reader.Next();
       if (chunk.error) std::rethrow_exception(chunk.error);
-      for (data::TrainingRow& row : chunk.shard.rows) rows.push_back(std::move(row));
+      for (data::PackedRow& row : chunk.shard.rows) rows.push_back(std::move(row));
       fs::remove(path);
     }
     std::shuffle(rows.begin(), rows.end(), rng);
-    for (data::TrainingRow& row : rows) {
+    for (data::PackedRow& row : rows) {
       pending.push_back(std::move(row));
       ++result.output_rows;
       if (static_cast<int64_t>(pending.size()) >= options.rows_per_output_file) write_output();

@@ -573,7 +573,8 @@ void DeclareTrainerOptions(ConfigSpec& spec) {
   spec.Double("grad_clip_norm", 0, 0, 1e12, "clip the gradient norm; 0 = off");
   spec.String("device", "cpu", "cpu, cuda or cuda:N (with several ranks, cuda = cuda:LOCAL_RANK)");
   spec.Choice("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
-              "fp32, bf16 or fp16 (CUDA) autocast; auto = bf16 on CPUs with AMX, else fp32");
+              "fp32, bf16 or fp16 (CUDA) autocast; auto = bf16 on CPUs with native bf16 "
+              "(avx512_bf16 or AMX), else fp32");
   spec.Bool("channels_last", true, "NHWC memory format for convolutions");
   spec.Int("threads", 0, 0, 1024, "torch intra-op threads; 0 = torch's default");
   spec.Choice("export_mode", "main", {"main", "extra", "trainonly"},
