@@ -20,6 +20,11 @@
 #                         gatekeeper.cfg (default: the repository's configs/)
 #   --set-PROGRAM K=V     an extra --set for one program (selfplay, shuffler, trainer, exporter,
 #                         gatekeeper); repeatable; wins over the loop's own settings below
+#   --ladder-games N      after each cycle, play the newest accepted model against GNU Go
+#                         level 1 (/usr/games/gnugo) for N games on the selfplay board size and
+#                         rate it on the run's Elo ladder, BASE/ladder/ladder.json (anchor
+#                         gnugo-l1 = 0); default 0: off
+#   --ladder-visits V     the model's visits per move in those games (default 100)
 # The loop's own settings for small runs (override them with --set-PROGRAM): shuffler
 # min_rows 1000 and taper scale 2000; trainer samples_per_epoch 5000, 4 samples of bucket per
 # new row (at most 20000), stopping when the bucket runs dry or there is no data yet.
@@ -34,6 +39,8 @@ usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 positional=()
 cycles=0
 games=100
+ladder_games=0
+ladder_visits=100
 configs=$root/configs
 declare -A sets=([selfplay]="" [shuffler]="" [trainer]="" [exporter]="" [gatekeeper]="")
 while (($#)); do
@@ -41,6 +48,8 @@ while (($#)); do
     --cycles) cycles=$2; shift 2 ;;
     --games-per-cycle) games=$2; shift 2 ;;
     --configs) configs=$2; shift 2 ;;
+    --ladder-games) ladder_games=$2; shift 2 ;;
+    --ladder-visits) ladder_visits=$2; shift 2 ;;
     --set-selfplay|--set-shuffler|--set-trainer|--set-exporter|--set-gatekeeper)
       program=${1#--set-}
       sets[$program]+=" --set $2"
@@ -58,6 +67,9 @@ training_name=${positional[2]:-$model_kind}
 gating=${positional[4]:-1}
 [[ $cycles =~ ^[0-9]+$ ]] || { echo "synchronous_loop.sh: --cycles must be a number, got '$cycles'" >&2; exit 2; }
 [[ $games =~ ^[1-9][0-9]*$ ]] || { echo "synchronous_loop.sh: --games-per-cycle must be a positive number, got '$games'" >&2; exit 2; }
+[[ $ladder_games =~ ^[0-9]+$ ]] || { echo "synchronous_loop.sh: --ladder-games must be a number, got '$ladder_games'" >&2; exit 2; }
+[[ $ladder_visits =~ ^[1-9][0-9]*$ ]] || { echo "synchronous_loop.sh: --ladder-visits must be a positive number, got '$ladder_visits'" >&2; exit 2; }
+((ladder_games == 0)) || [[ -x /usr/games/gnugo ]] || { echo "synchronous_loop.sh: --ladder-games needs GNU Go (apt-get install gnugo)" >&2; exit 2; }
 [[ $gating == 0 || $gating == 1 ]] || { echo "synchronous_loop.sh: USEGATING must be 0 or 1, got '$gating'" >&2; exit 2; }
 [[ $model_kind =~ ^b[0-9]+c[0-9]+$ ]] || { echo "synchronous_loop.sh: MODELKIND must look like b6c96, got '$model_kind'" >&2; exit 2; }
 for program in selfplay shuffler trainer exporter gatekeeper; do
@@ -101,9 +113,10 @@ run_stage() {
   record_phase "$phase" "$cycle"
   echo "=== cycle $cycle: $phase ($(date -u +%H:%M:%S)) ===" >&2
   local code=0
+  local command=("$bin/tengen-$program")
+  [[ -f $configs/$program.cfg ]] && command+=(--config "$configs/$program.cfg" --output-dir "$base")
   # shellcheck disable=SC2086
-  "$bin/tengen-$program" --config "$configs/$program.cfg" --output-dir "$base" "$@" \
-    ${sets[$program]} || code=$?
+  "${command[@]}" "$@" ${sets[$program]:-} || code=$?
   if ((interrupted)); then
     record_phase stopped "$cycle"
     echo "synchronous_loop.sh: stopped during $phase; run again to resume" >&2
@@ -114,6 +127,25 @@ run_stage() {
     echo "synchronous_loop.sh: tengen-$program exited with $code (log: $base/logs/$program/)" >&2
     exit "$code"
   fi
+}
+
+# rate_newest CYCLE: the newest accepted model (largest s<samples>) against GNU Go level 1 on the
+# Elo ladder, once per model; its games and match.json go to BASE/ladder/<model>-vs-gnugo-l1/.
+rate_newest() {
+  local model size
+  model=$(find "$base/models" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp*' -printf '%f\n' |
+    sed 's/.*-s\([0-9]*\)-d[0-9]*$/\1 &/' | sort -n | tail -1 | cut -d' ' -f2)
+  [[ -n $model && ! -e $base/ladder/$model-vs-gnugo-l1 ]] || return 0
+  size=$(sed -n 's/^ *board_sizes *= *\([0-9]*\).*/\1/p' "$configs/selfplay.cfg" | head -1)
+  for setting in ${sets[selfplay]}; do
+    [[ $setting == board_sizes=* ]] && size=${setting#board_sizes=} && size=${size%%:*}
+  done
+  mkdir -p "$base/ladder"
+  run_stage ladder "$1" match --engine1 "$bin/tengen-gtp --model $base/models/$model --visits $ladder_visits" \
+    --name1 "$model" --engine2 "/usr/games/gnugo --mode gtp --level 1 --chinese-rules --positional-superko" \
+    --name2 gnugo-l1 --board-size "${size:-9}" --games "$ladder_games" \
+    --output-dir "$base/ladder/$model-vs-gnugo-l1" --ladder "$base/ladder/ladder.json" \
+    --ladder-anchors gnugo-l1=0
 }
 
 echo "synchronous_loop.sh: base $base, run $run_name, training $training_name, net $model_kind, gating $gating, $games games per cycle" >&2
@@ -133,8 +165,10 @@ while ((cycles == 0 || cycle < cycles)); do
   run_stage export "$cycle" exporter --once true --gating "$([[ $gating == 1 ]] && echo true || echo false)"
   accepted=$(find "$base/models" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp*' | wc -l)
   echo "=== cycle $cycle done: $accepted accepted models in $base/models ===" >&2
+  ((ladder_games == 0)) || rate_newest "$cycle"
 done
 if ((gating)); then
   run_stage gating "$cycle" gatekeeper --quit-if-no-nets-to-test true
+  ((ladder_games == 0)) || rate_newest "$cycle"
 fi
 record_phase done "$cycle"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # End to end: scripts/synchronous_loop.sh runs 2 cycles with gating on a 7x7 board and a b1c16
 # net, and real files flow through every stage: selfplay shards, a shuffle, a checkpoint, a
-# snapshot, an exported model, a gatekeeper decision with SGFs, and the second cycle's selfplay
-# plays the model the gatekeeper accepted. The gatekeeper is told to accept any candidate
-# (required_candidate_win_prop 0) so that the flow does not depend on how a net trained for
-# seconds plays; its match is still played and recorded.
+# snapshot, an exported model, a gatekeeper decision with SGFs, the second cycle's selfplay
+# plays the model the gatekeeper accepted, and the Elo ladder rates accepted models against
+# GNU Go level 1. The gatekeeper is told to accept any candidate (required_candidate_win_prop
+# 0) so that the flow does not depend on how a net trained for seconds plays; its match is
+# still played and recorded.
 #
 #   loop_e2e_test.sh SOURCE_DIR BIN_DIR
 set -euo pipefail
@@ -18,7 +19,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 count() { find "$@" 2>/dev/null | grep -v '\.tmp' | wc -l; }
 
 TENGEN_BIN=$bin bash "$src/scripts/synchronous_loop.sh" "$base" e2e tiny b1c16 1 \
-  --cycles 2 --games-per-cycle 6 \
+  --cycles 2 --games-per-cycle 6 --ladder-games 2 --ladder-visits 4 \
   --set-selfplay board_sizes=7:1 --set-selfplay pos_len=7 --set-selfplay full_visits=12 \
   --set-selfplay cheap_visits=6 --set-selfplay full_probability=0.5 \
   --set-selfplay num_game_threads=6 --set-selfplay devices=cpu --set-selfplay log_level=warning \
@@ -59,6 +60,10 @@ grep -q '"state": "done"' "$base"/status/synchronous_loop-*.json || fail "phase 
 # Two cycles trained twice: at least two snapshots went through (accepted or rejected).
 exported=$(( $(ls "$base/models" | grep -vc '\.tmp' || true) + $(ls "$base/rejectedmodels" 2>/dev/null | grep -vc '\.tmp' || true) ))
 ((exported >= 2)) || fail "expected 2 exported models over 2 cycles, found $exported"
+# The Elo ladder rated an accepted model against GNU Go level 1.
+[[ -s $base/ladder/ladder.json ]] || fail "no Elo ladder"
+grep -q "$first\|e2e-tiny-s" "$base/ladder/ladder.json" || fail "the ladder does not name a model"
+grep -q gnugo-l1 "$base/ladder/ladder.json" || fail "the ladder misses its anchor"
 # tengen-status reads the run: the accepted models, and no program left stale or dead.
 "$bin/tengen-status" "$base" --min-free-gb 0 --min-free-percent 0 > "$work/status.txt" ||
   fail "tengen-status failed"
