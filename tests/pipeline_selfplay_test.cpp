@@ -342,6 +342,13 @@ TEST_CASE("selfplay: switches to a newer model between games") {
     for (const go::SgfRecord& record : go::ReadSgfFile(file)) CHECK(record.black_player == model);
   CHECK(stats.games > 0);
   CHECK(stats.shards >= 2);
+  // The final heartbeat reports the switch and how long the load and the switch took.
+  const std::vector<std::string> beats = FilesWith(StatusDir(base.path()), ".json");
+  REQUIRE(beats.size() == 1);
+  const std::string beat = ReadFile(beats[0]);
+  CHECK(beat.find("\"model_switches\": 1") != std::string::npos);
+  CHECK(beat.find("\"model_load_seconds\": ") != std::string::npos);
+  CHECK(beat.find("\"model_switch_seconds\": ") != std::string::npos);
 }
 
 TEST_CASE("selfplay: the monitor keeps publishing while a new model loads") {

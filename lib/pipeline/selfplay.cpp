@@ -291,6 +291,11 @@ class SelfplayRunner {
   std::atomic<int64_t> games_finished_{0};
   std::atomic<int64_t> games_dropped_{0};
   std::atomic<int64_t> rows_finished_{0};
+  // Model changes, for the heartbeat: seconds the last model took to load (on the loading
+  // thread) and from "newer model ready" until it played (games in flight finishing).
+  std::atomic<double> model_load_seconds_{0};
+  std::atomic<double> model_switch_seconds_{0};
+  std::atomic<int64_t> model_switches_{0};
   // NN totals of the epochs already over.
   SelfplayStats past_;
   PublishCounters published_;
@@ -379,7 +384,9 @@ std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::LoadNewest(
     if (RecentlyFailed(model)) continue;
     logger_.Info("model " + model.name + ": loading");
     try {
+      const auto load_start = Clock::now();
       std::vector<std::unique_ptr<nn::Evaluator>> evaluators = MakeEvaluators(model);
+      model_load_seconds_ = std::chrono::duration<double>(Clock::now() - load_start).count();
       failed_models_.erase(model.name);
       return evaluators;
     } catch (const std::exception& e) {
@@ -508,7 +515,10 @@ void SelfplayRunner::Report(const Epoch& epoch, const std::string& state, bool f
                    {"rows_per_second", rows_per_second},
                    {"nn_evals_per_second", evals_per_second},
                    {"mean_batch_size", mean_batch},
-                   {"uptime_seconds", stats.seconds}};
+                   {"uptime_seconds", stats.seconds},
+                   {"model_load_seconds", model_load_seconds_.load()},
+                   {"model_switch_seconds", model_switch_seconds_.load()},
+                   {"model_switches", static_cast<double>(model_switches_.load())}};
   try {
     heartbeat_.Beat(info, force_log);
   } catch (const Error& e) {
@@ -541,6 +551,7 @@ SelfplayStats SelfplayRunner::Run() {
 
   max_board_size_ = max_size;
   std::vector<std::unique_ptr<nn::Evaluator>> evaluators = LoadAtStartup();
+  Clock::time_point switch_start = Clock::now();  // when the next model was ready
   while (true) {
     model_name_ = evaluators.front()->model_name();
     Epoch epoch;
@@ -610,6 +621,7 @@ SelfplayStats SelfplayRunner::Run() {
             logger_.Info("switching to model " + next.front()->model_name() +
                          " once the games in flight finish");
             epoch.retire = true;
+            switch_start = Clock::now();
           }
         } else if (!loading.valid() && next.empty() &&
                    Clock::now() - last_check >= options_.model_check_interval) {
@@ -655,6 +667,8 @@ SelfplayStats SelfplayRunner::Run() {
     // Its failed shards are retried while the next model plays.
     if (epoch.sink->has_failed()) unpublished_.push_back(std::move(epoch.sink));
     evaluators = std::move(next);
+    model_switch_seconds_ = std::chrono::duration<double>(Clock::now() - switch_start).count();
+    ++model_switches_;
   }
   return Totals(nullptr);
 }
