@@ -42,7 +42,8 @@ games=100
 ladder_games=0
 ladder_visits=100
 configs=$root/configs
-declare -A sets=([selfplay]="" [shuffler]="" [trainer]="" [exporter]="" [gatekeeper]="")
+# Extra --set arguments per program, one array each (values may hold spaces).
+sets_selfplay=() sets_shuffler=() sets_trainer=() sets_exporter=() sets_gatekeeper=() sets_match=()
 while (($#)); do
   case $1 in
     --cycles) cycles=$2; shift 2 ;;
@@ -52,7 +53,9 @@ while (($#)); do
     --ladder-visits) ladder_visits=$2; shift 2 ;;
     --set-selfplay|--set-shuffler|--set-trainer|--set-exporter|--set-gatekeeper)
       program=${1#--set-}
-      sets[$program]+=" --set $2"
+      declare -n program_sets=sets_$program
+      program_sets+=(--set "$2")
+      unset -n program_sets
       shift 2 ;;
     -h|--help) usage ;;
     --*) echo "synchronous_loop.sh: unknown option $1" >&2; usage ;;
@@ -103,7 +106,11 @@ record_phase() {
 }
 
 interrupted=0
-trap 'interrupted=1' INT TERM
+stage_pid=""
+# Each stage runs in a session of its own, so a Ctrl-C (SIGINT to the terminal's process group)
+# or a SIGTERM to this script reaches the stage exactly once, from here: a second SIGINT would
+# end it at once instead of cleanly.
+trap 'interrupted=1; [[ -n $stage_pid ]] && kill -INT "$stage_pid" 2> /dev/null || true' INT TERM
 
 # run_stage PHASE CYCLE PROGRAM ARGS...: one program to its end; the loop ends after it when
 # Ctrl-C arrived (the program itself has stopped cleanly and published what was complete).
@@ -115,8 +122,18 @@ run_stage() {
   local code=0
   local command=("$bin/tengen-$program")
   [[ -f $configs/$program.cfg ]] && command+=(--config "$configs/$program.cfg" --output-dir "$base")
-  # shellcheck disable=SC2086
-  "${command[@]}" "$@" ${sets[$program]:-} || code=$?
+  local -n extra=sets_$program
+  setsid "${command[@]}" "$@" "${extra[@]}" &
+  stage_pid=$!
+  while true; do
+    set +e
+    wait "$stage_pid"
+    code=$?
+    set -e
+    # A trapped signal interrupts wait (status > 128) while the stage still runs: wait again.
+    kill -0 "$stage_pid" 2> /dev/null || break
+  done
+  stage_pid=""
   if ((interrupted)); then
     record_phase stopped "$cycle"
     echo "synchronous_loop.sh: stopped during $phase; run again to resume" >&2
@@ -137,7 +154,7 @@ rate_newest() {
     sed 's/.*-s\([0-9]*\)-d[0-9]*$/\1 &/' | sort -n | tail -1 | cut -d' ' -f2)
   [[ -n $model && ! -e $base/ladder/$model-vs-gnugo-l1 ]] || return 0
   size=$(sed -n 's/^ *board_sizes *= *\([0-9]*\).*/\1/p' "$configs/selfplay.cfg" | head -1)
-  for setting in ${sets[selfplay]}; do
+  for setting in "${sets_selfplay[@]}"; do
     [[ $setting == board_sizes=* ]] && size=${setting#board_sizes=} && size=${size%%:*}
   done
   mkdir -p "$base/ladder"

@@ -45,34 +45,36 @@ done
 
 world=$((ranks * nodes))
 pids=()
-stopping=0
 stop_all() { for pid in "${pids[@]}"; do kill -INT "$pid" 2>/dev/null || true; done; }
-trap 'stopping=1; stop_all' INT TERM
+trap 'stop_all' INT TERM
 for ((local = 0; local < ranks; local++)); do
   rank=$((node_rank * ranks + local))
+  # Each rank in a session of its own: a Ctrl-C (SIGINT to the terminal's process group)
+  # reaches only this script, which passes it on exactly once. A second SIGINT would end a rank
+  # at once, without its checkpoint.
   RANK=$rank WORLD_SIZE=$world LOCAL_RANK=$local MASTER_ADDR=$master_addr \
     MASTER_PORT=$master_port OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE} \
-    "$bin/tengen-trainer" --device "$device" "${extra[@]}" "$@" &
+    setsid "$bin/tengen-trainer" --device "$device" "${extra[@]}" "$@" &
   pids+=($!)
 done
 status=0
 remaining=${#pids[@]}
 while ((remaining > 0)); do
+  done_pid=""
   set +e
-  wait -n
+  wait -n -p done_pid
   code=$?
   set -e
-  # wait -n returns 127 when no child is left; a signal interrupts it with code > 128.
-  ((code == 127)) && break
-  # A signal to this script interrupts wait with 128 + signal: keep waiting for the ranks.
-  ((code > 128 && stopping)) && continue
+  if [[ -z ${done_pid:-} ]]; then
+    # No rank ended: a signal interrupted the wait (the trap has run), or none is left.
+    ((code == 127)) && break
+    continue
+  fi
+  remaining=$((remaining - 1))
   if ((code != 0 && status == 0)); then
     status=$code
-    echo "train.sh: a rank exited with $code; stopping the others" >&2
+    echo "train.sh: rank pid $done_pid exited with $code; stopping the others" >&2
     stop_all
   fi
-  remaining=0
-  for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && remaining=$((remaining + 1)); done
 done
-wait || true
 exit "$status"

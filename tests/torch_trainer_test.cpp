@@ -253,6 +253,40 @@ TEST_CASE("trainer program: the bucket limits epochs and a restart credits nothi
         std::vector<std::string>{"r-t-s256-d6920"});
 }
 
+TEST_CASE(
+    "trainer program: an interrupted epoch whose shuffle was removed finishes on the newest") {
+  testing::TempDir dir;
+  Logger logger(LogLevel::kError);
+  std::atomic<bool> never{false};
+  const StopToken no_stop(&never);
+  const std::string base = MakeBase(dir);
+  pipeline::TrainerProgramOptions o = SmallRun(base);
+  o.max_steps_this_instance = 3;  // 3 of the epoch's 8 steps, then checkpoint as on SIGINT
+  CHECK(pipeline::RunTrainer(o, logger, no_stop).samples == 24);
+  // The shuffler cleaned the old shuffle up and published a new one.
+  fs::remove_all(pipeline::ShuffledDataDir(base) + "/20260101-000000-x");
+  std::vector<data::TrainingRow> rows(Rows().begin(), Rows().begin() + 128);
+  testing::WriteShuffle(base, "20260102-000000-x", rows, 32, 5000);
+  o.max_steps_this_instance = 0;
+  o.max_epochs_this_instance = 1;
+  const pipeline::TrainerResult rest = pipeline::RunTrainer(o, logger, no_stop);
+  CHECK(rest.epochs == 1);
+  CHECK(rest.samples == 64);  // the 5 remaining steps, not a short or a whole new epoch
+  CHECK(ListPublished(pipeline::TorchModelsToExportDir(base)) ==
+        std::vector<std::string>{"r-t-s64-d5000"});
+}
+
+TEST_CASE("trainer program: rows of another pos_len are a clear error") {
+  testing::TempDir dir;
+  Logger logger(LogLevel::kError);
+  std::atomic<bool> never{false};
+  const StopToken no_stop(&never);
+  pipeline::TrainerProgramOptions o = SmallRun(MakeBase(dir));
+  o.pos_len = 9;  // the data is pos_len 7
+  CHECK_THROWS_WITH_AS(pipeline::RunTrainer(o, logger, no_stop),
+                       doctest::Contains("set pos_len to the selfplay pos_len"), ConfigError);
+}
+
 std::vector<std::string> TrainerArgs(const std::string& base,
                                      const std::string& model_kind = "b1c16") {
   return {std::string(TENGEN_BIN_DIR) + "/tengen-trainer",
@@ -393,6 +427,47 @@ TEST_CASE("scripts/train.sh: two CPU ranks train one epoch and only rank 0 write
                   "--output-dir", base, "--training-name", "t2", "--model-kind", "b1c16"});
   CHECK(bad.exit_code == 2);
   CHECK(bad.output.find("cannot be split evenly over 2 ranks") != std::string::npos);
+}
+
+TEST_CASE("scripts/train.sh: Ctrl-C reaches every rank once, they checkpoint and exit 0") {
+  testing::TempDir dir;
+  const std::string base = MakeBase(dir);
+  const int port = 20000 + static_cast<int>(std::random_device()() % 20000);
+  Subprocess script({"/usr/bin/env",
+                     std::string("TENGEN_BIN=") + TENGEN_BIN_DIR,
+                     "bash",
+                     std::string(TENGEN_SOURCE_DIR) + "/scripts/train.sh",
+                     "--cpu-ranks",
+                     "2",
+                     "--master-port",
+                     std::to_string(port),
+                     "--batch-size",
+                     "8",
+                     "--precision",
+                     "fp32",
+                     "--",
+                     "--output-dir",
+                     base,
+                     "--training-name",
+                     "t",
+                     "--model-kind",
+                     "b3c48",
+                     "--pos-len",
+                     std::to_string(testing::kTrainPosLen),
+                     "--samples-per-epoch",
+                     "100000",
+                     "--threads",
+                     "1"},
+                    /*capture_stderr=*/true);
+  std::string line;
+  while (script.ReadLine(&line) && line.find("epoch 1:") == std::string::npos) {
+  }
+  // What a terminal does on Ctrl-C: SIGINT to the script's whole process group.
+  ::kill(-script.pid(), SIGINT);
+  const std::string output = script.ReadAll();
+  CHECK_MESSAGE(script.Wait() == 0, output);
+  CHECK_MESSAGE(output.find("epoch in progress") != std::string::npos, output);
+  CHECK(ListPublished(pipeline::TrainDir(base, "t") + "/checkpoints").size() == 1);
 }
 
 }  // namespace

@@ -266,6 +266,15 @@ void WritePackedShard(const RowShape& shape, const std::string& model_name,
   writer.Finish();
 }
 
+RowShape ReadShardShape(const std::string& path) {
+  const NpzReader reader(path);
+  int64_t rows = 0;
+  RowShape shape = ReadRowShape(reader, &rows);
+  std::string model_name;
+  ReadShardMetadata(reader, &model_name, &shape);
+  return shape;
+}
+
 int64_t CountShardRows(const std::string& path) {
   const NpzReader reader(path);
   const std::vector<int64_t> shape = ExpectShape(reader, "policy", "<f4", 2);

@@ -87,6 +87,9 @@ struct Shard {
 Shard ReadShard(const std::string& path);
 // Rows in a shard from the npy headers alone (no inflating of the arrays).
 int64_t CountShardRows(const std::string& path);
+// The row shape of a shard (pos_len, feature counts, feature version) from its headers and its
+// one-element feature_version array; FormatError naming the file as ReadShard.
+RowShape ReadShardShape(const std::string& path);
 
 // A row as the raw bytes of its per-row arrays back to back, in the order of the table above
 // (spatial_packed, global, policy, value, score, ownership, weight, game_id, turn,

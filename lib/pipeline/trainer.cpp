@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "nn/features.h"
 #include "nn/model_config.h"
 #include "nn/torch/distributed.h"
 #include "nn/torch/model.h"
@@ -119,6 +120,19 @@ void AppendMetrics(const std::string& train_dir, const json& line) {
   if (!out) throw IoError("cannot append to " + train_dir + "/metrics.jsonl");
 }
 
+// Marks the shuffles an epoch reads as in use: the shuffler removes old shuffles by their
+// directory's age (CleanupShuffles), so the trainer keeps refreshing the mtime of the ones it
+// reads.
+void KeepShufflesAlive(const std::vector<std::string>& files) {
+  std::set<std::string> dirs;
+  for (const std::string& file : files) dirs.insert(fs::path(file).parent_path().string());
+  const std::time_t now = std::time(nullptr);
+  for (const std::string& dir : dirs) {
+    boost::system::error_code error;
+    fs::last_write_time(dir, now, error);
+  }
+}
+
 // What rank 0 decided for the next round, as every rank receives it.
 struct Decision {
   std::string action;  // "train", "wait", "stop"
@@ -201,7 +215,10 @@ class TrainerLoop {
   }
   void Start();
   Decision Decide();
-  std::optional<Decision> PlanNewEpoch(Decision* waiting);
+  // Plans `steps` steps from the newest shuffle, paying one epoch from the bucket when `spend`.
+  std::optional<Decision> PlanNewEpoch(Decision* waiting, int64_t steps, bool spend);
+  // Fails with a ConfigError when the shuffle's rows do not fit the net (pos_len, features).
+  void CheckDataShape(const ShuffleDir& shuffle);
   // Trains the decided epoch; false when a stop request interrupted it.
   bool TrainEpoch(const Decision& d);
   void Beat(const std::string& what, bool force = false);
@@ -246,9 +263,19 @@ void TrainerLoop::Start() {
   nn::ParseArchitecture(o_.model_kind, &config);
   config.pos_len = o_.pos_len;
   config.name = o_.run_name + "-" + o_.training_name;
-  const std::vector<std::string> checkpoints = ListCheckpoints(train_dir_);
-  if (!checkpoints.empty()) {
-    const std::string dir = CheckpointsDir(train_dir_) + "/" + checkpoints.back();
+  // Rank 0 chooses between its newest checkpoint and a fresh start (with the seed) and every
+  // rank follows, so that all of them take the same path (and the same collectives) even when
+  // one sees a stale view of the shared directory.
+  std::string choice;
+  if (rank0()) {
+    const std::vector<std::string> checkpoints = ListCheckpoints(train_dir_);
+    choice = checkpoints.empty()
+                 ? "fresh " + std::to_string(SeedOrFresh(static_cast<int64_t>(o_.seed)))
+                 : "resume " + checkpoints.back();
+  }
+  if (group_ != nullptr) choice = group_->BroadcastString(choice);
+  if (choice.rfind("resume ", 0) == 0) {
+    const std::string dir = CheckpointsDir(train_dir_) + "/" + choice.substr(7);
     state_ = TrainState::FromJson(ReadFile(dir + "/" + kStateFile), dir + "/" + kStateFile);
     trainer_ = std::make_unique<nn::NetTrainer>(*nn::TorchModel::Create(config, 0), net_options,
                                                 group_.get());
@@ -263,9 +290,7 @@ void TrainerLoop::Start() {
                       : ""));
     return;
   }
-  // Every rank draws the same seed only if one was given; otherwise rank 0's is broadcast.
-  uint64_t seed = SeedOrFresh(static_cast<int64_t>(o_.seed));
-  if (group_ != nullptr) seed = std::stoull(group_->BroadcastString(std::to_string(seed)));
+  const uint64_t seed = std::stoull(choice.substr(6));
   state_ = FreshTrainState(bucket_, seed);
   std::unique_ptr<nn::TorchModel> start;
   if (!o_.initial_model.empty()) {
@@ -283,7 +308,31 @@ void TrainerLoop::Start() {
   trainer_ = std::make_unique<nn::NetTrainer>(*start, net_options, group_.get());
 }
 
-std::optional<Decision> TrainerLoop::PlanNewEpoch(Decision* waiting) {
+void TrainerLoop::CheckDataShape(const ShuffleDir& shuffle) {
+  for (const std::string& file : shuffle.files) {
+    data::RowShape shape;
+    try {
+      shape = data::ReadShardShape(file);
+    } catch (const std::exception&) {
+      continue;  // unreadable files are logged and skipped when the epoch is planned
+    }
+    if (shape.pos_len != o_.pos_len || shape.num_spatial != nn::kNumSpatialFeatures ||
+        shape.num_global != nn::kNumGlobalFeatures ||
+        shape.feature_version != nn::kFeatureVersion) {
+      throw ConfigError(
+          file + ": rows of pos_len " + std::to_string(shape.pos_len) + " with " +
+          std::to_string(shape.num_spatial) + " spatial and " + std::to_string(shape.num_global) +
+          " global features (version " + std::to_string(shape.feature_version) +
+          "), but this trainer's net takes pos_len " + std::to_string(o_.pos_len) + " with " +
+          std::to_string(nn::kNumSpatialFeatures) + " and " +
+          std::to_string(nn::kNumGlobalFeatures) + " (version " +
+          std::to_string(nn::kFeatureVersion) + "): set pos_len to the selfplay pos_len");
+    }
+    return;
+  }
+}
+
+std::optional<Decision> TrainerLoop::PlanNewEpoch(Decision* waiting, int64_t steps, bool spend) {
   const std::optional<ShuffleDir> shuffle = FindNewestShuffle(o_.base_dir, logger_);
   if (!shuffle) {
     waiting->reason = "no shuffled data yet in " + ShuffledDataDir(o_.base_dir);
@@ -295,6 +344,7 @@ std::optional<Decision> TrainerLoop::PlanNewEpoch(Decision* waiting) {
                  " rows in total, " + std::to_string(shuffle->files.size()) + " files; bucket +" +
                  FormatFixed(credit, 0) + " = " + FormatFixed(state_.bucket_level, 0));
     last_shuffle_ = shuffle->name;
+    CheckDataShape(*shuffle);
   }
   std::vector<int64_t> rows;
   std::vector<std::string> keys;
@@ -310,13 +360,12 @@ std::optional<Decision> TrainerLoop::PlanNewEpoch(Decision* waiting) {
     }
   }
   TrainState trial = state_;
-  if (!TrySpendEpoch(trial, bucket_)) {
+  if (spend && !TrySpendEpoch(trial, bucket_)) {
     waiting->reason = "train bucket limited (" + FormatFixed(state_.bucket_level, 0) + " < " +
                       std::to_string(o_.samples_per_epoch) + " samples)";
     waiting->action = o_.stop_when_train_bucket_limited ? "stop" : "wait";
     return std::nullopt;
   }
-  int64_t steps = std::max<int64_t>(1, o_.samples_per_epoch / o_.batch_size);
   const std::vector<std::string> files =
       PlanEpochFiles(shuffle->files, rows, used, keys, o_.no_repeat_files, o_.batch_size,
                      state_.seed, state_.epochs, &steps);
@@ -357,10 +406,32 @@ Decision TrainerLoop::Decide() {
     d.reason = "stop requested";
     return d;
   }
+  if (state_.in_epoch) {
+    // The shuffler may have removed the interrupted epoch's files (old shuffles are cleaned
+    // up): its remaining steps are planned again from the newest shuffle, already paid for.
+    const auto missing = std::find_if(state_.epoch_files.begin(), state_.epoch_files.end(),
+                                      [](const std::string& file) {
+                                        boost::system::error_code error;
+                                        return !fs::exists(file, error);
+                                      });
+    if (missing != state_.epoch_files.end()) {
+      const int64_t remaining = state_.epoch_steps - state_.epoch_steps_done;
+      logger_.Warning("the interrupted epoch's file " + *missing + " is gone: planning its " +
+                      std::to_string(remaining) + " remaining steps from the newest shuffle");
+      state_.in_epoch = false;
+      Decision waiting;
+      waiting.action = "wait";
+      if (!PlanNewEpoch(&waiting, remaining, false)) {
+        state_.in_epoch = true;  // still owed; try again later
+        return waiting;
+      }
+    }
+  }
   if (!state_.in_epoch) {
     Decision waiting;
     waiting.action = "wait";
-    if (!PlanNewEpoch(&waiting)) {
+    const int64_t steps = std::max<int64_t>(1, o_.samples_per_epoch / o_.batch_size);
+    if (!PlanNewEpoch(&waiting, steps, true)) {
       if (waiting.action == "wait" && o_.quit_if_no_data &&
           waiting.reason.rfind("no shuffled", 0) == 0) {
         waiting.action = "stop";
@@ -419,6 +490,8 @@ bool TrainerLoop::TrainEpoch(const Decision& d) {
   nn::LossSums epoch_sums;
   const auto start = Clock::now();
   auto last_progress = start;
+  auto last_keep_alive = start;
+  if (rank0()) KeepShufflesAlive(d.files);
   int64_t steps_this_run = 0;
   int64_t step = d.skip;
   nn::TrainBatch batch;
@@ -463,6 +536,10 @@ bool TrainerLoop::TrainEpoch(const Decision& d) {
                    FormatFixed(epoch_sums.total / std::max(epoch_sums.weight, 1e-9), 4));
     }
     Beat("training");
+    if (rank0() && now - last_keep_alive >= std::chrono::seconds(60)) {
+      last_keep_alive = now;
+      KeepShufflesAlive(d.files);
+    }
   }
   state_.in_epoch = false;
   state_.epoch_files.clear();
@@ -487,9 +564,11 @@ bool TrainerLoop::TrainEpoch(const Decision& d) {
               {"loss_score", epoch_sums.score / w},
               {"loss_ownership", epoch_sums.ownership / w},
               {"loss_total", epoch_sums.total / w}};
+    // The checkpoint first: a crash between the two loses a metrics line, never writes one
+    // twice for the same epoch.
+    WriteCheckpoint(train_dir_, *trainer_, state_, logger_);
     AppendMetrics(train_dir_, line);
     logger_.Info("epoch " + std::to_string(state_.epochs) + " done: " + line.dump());
-    WriteCheckpoint(train_dir_, *trainer_, state_, logger_);
     last_checkpoint_ = CheckpointsDir(train_dir_) + "/" + ListCheckpoints(train_dir_).back();
     WriteSnapshot(o_, *trainer_, state_, last_checkpoint_, logger_);
   }

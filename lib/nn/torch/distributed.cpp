@@ -165,29 +165,34 @@ std::string ProcessGroup::BroadcastString(const std::string& text) {
 
 void AllReduceSum(ProcessGroup& group, torch::Tensor& tensor) {
   ProcessGroup::Impl& impl = group.impl();
-  std::vector<torch::Tensor> list = {tensor};
   c10d::AllreduceOptions options;
   options.reduceOp = c10d::ReduceOp::SUM;
 #ifdef USE_C10D_NCCL
   if (impl.use_nccl) {
+    // NCCL takes CUDA tensors only: a CPU tensor (loss sums, flags) goes through the device.
+    std::vector<torch::Tensor> list = {tensor.to(impl.device)};
     impl.nccl->allreduce(list, options)->wait();
+    if (!tensor.is_same(list[0])) tensor.copy_(list[0]);
     return;
   }
 #endif
+  std::vector<torch::Tensor> list = {tensor};
   impl.gloo->allreduce(list, options)->wait();
 }
 
 void Broadcast(ProcessGroup& group, torch::Tensor& tensor) {
   ProcessGroup::Impl& impl = group.impl();
-  std::vector<torch::Tensor> list = {tensor};
   c10d::BroadcastOptions options;
   options.rootRank = 0;
 #ifdef USE_C10D_NCCL
   if (impl.use_nccl) {
+    std::vector<torch::Tensor> list = {tensor.to(impl.device)};
     impl.nccl->broadcast(list, options)->wait();
+    if (!tensor.is_same(list[0])) tensor.copy_(list[0]);
     return;
   }
 #endif
+  std::vector<torch::Tensor> list = {tensor};
   impl.gloo->broadcast(list, options)->wait();
 }
 
