@@ -20,10 +20,10 @@
 #                         gatekeeper.cfg (default: the repository's configs/)
 #   --set-PROGRAM K=V     an extra --set for one program (selfplay, shuffler, trainer, exporter,
 #                         gatekeeper); repeatable; wins over the loop's own settings below
-#   --ladder-games N      after each cycle, play the newest accepted model against GNU Go
-#                         level 1 (/usr/games/gnugo) for N games on the selfplay board size and
-#                         rate it on the run's Elo ladder, BASE/ladder/ladder.json (anchor
-#                         gnugo-l1 = 0); default 0: off
+#   --ladder-games N      after each cycle, play the newest accepted model N games against the
+#                         previous accepted one and N against GNU Go level 1 (/usr/games/gnugo)
+#                         on the selfplay board size, and rate it on the run's Elo ladder,
+#                         BASE/ladder/ladder.json (anchor gnugo-l1 = 0); default 0: off
 #   --ladder-visits V     the model's visits per move in those games (default 100)
 # The loop's own settings for small runs (override them with --set-PROGRAM): shuffler
 # min_rows 1000 and taper scale 2000; trainer samples_per_epoch 5000, 4 samples of bucket per
@@ -34,7 +34,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2; exit 2; }
 
 positional=()
 cycles=0
@@ -146,23 +146,33 @@ run_stage() {
   fi
 }
 
-# rate_newest CYCLE: the newest accepted model (largest s<samples>) against GNU Go level 1 on the
-# Elo ladder, once per model; its games and match.json go to BASE/ladder/<model>-vs-gnugo-l1/.
+# rate_newest CYCLE: the newest accepted model (largest s<samples>) on the run's Elo ladder, once
+# per model: against GNU Go level 1 (the fixed anchor) and against the previous accepted model.
+# Games and match.json go to BASE/ladder/<model>-vs-<opponent>/.
 rate_newest() {
-  local model size
-  model=$(find "$base/models" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp*' -printf '%f\n' |
-    sed 's/.*-s\([0-9]*\)-d[0-9]*$/\1 &/' | sort -n | tail -1 | cut -d' ' -f2)
-  [[ -n $model && ! -e $base/ladder/$model-vs-gnugo-l1 ]] || return 0
+  local models model previous size
+  mapfile -t models < <(find "$base/models" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp*' \
+    -printf '%f\n' | sed 's/.*-s\([0-9]*\)-d[0-9]*$/\1 &/' | sort -n | cut -d' ' -f2)
+  ((${#models[@]})) || return 0
+  model=${models[-1]}
+  [[ ! -e $base/ladder/$model-vs-gnugo-l1 ]] || return 0
   size=$(sed -n 's/^ *board_sizes *= *\([0-9]*\).*/\1/p' "$configs/selfplay.cfg" | head -1)
   for setting in "${sets_selfplay[@]}"; do
     [[ $setting == board_sizes=* ]] && size=${setting#board_sizes=} && size=${size%%:*}
   done
   mkdir -p "$base/ladder"
-  run_stage ladder "$1" match --engine1 "$bin/tengen-gtp --model $base/models/$model --visits $ladder_visits" \
-    --name1 "$model" --engine2 "/usr/games/gnugo --mode gtp --level 1 --chinese-rules --positional-superko" \
-    --name2 gnugo-l1 --board-size "${size:-9}" --games "$ladder_games" \
-    --output-dir "$base/ladder/$model-vs-gnugo-l1" --ladder "$base/ladder/ladder.json" \
-    --ladder-anchors gnugo-l1=0
+  local gtp="$bin/tengen-gtp --visits $ladder_visits --model"
+  local common=(--board-size "${size:-9}" --games "$ladder_games" --ladder "$base/ladder/ladder.json"
+    --ladder-anchors gnugo-l1=0)
+  if ((${#models[@]} > 1)); then
+    previous=${models[-2]}
+    run_stage ladder "$1" match --engine1 "$gtp $base/models/$model" --name1 "$model" \
+      --engine2 "$gtp $base/models/$previous" --name2 "$previous" \
+      --output-dir "$base/ladder/$model-vs-$previous" "${common[@]}"
+  fi
+  run_stage ladder "$1" match --engine1 "$gtp $base/models/$model" --name1 "$model" \
+    --engine2 "/usr/games/gnugo --mode gtp --level 1 --chinese-rules --positional-superko" \
+    --name2 gnugo-l1 --output-dir "$base/ladder/$model-vs-gnugo-l1" "${common[@]}"
 }
 
 echo "synchronous_loop.sh: base $base, run $run_name, training $training_name, net $model_kind, gating $gating, $games games per cycle" >&2

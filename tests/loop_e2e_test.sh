@@ -64,6 +64,8 @@ exported=$(( $(ls "$base/models" | grep -vc '\.tmp' || true) + $(ls "$base/rejec
 [[ -s $base/ladder/ladder.json ]] || fail "no Elo ladder"
 grep -q "$first\|e2e-tiny-s" "$base/ladder/ladder.json" || fail "the ladder does not name a model"
 grep -q gnugo-l1 "$base/ladder/ladder.json" || fail "the ladder misses its anchor"
+# Later models also play the previous accepted one.
+compgen -G "$base/ladder/e2e-tiny-s*-vs-e2e-tiny-s*" > /dev/null || fail "no match against the previous model"
 # tengen-status reads the run: the accepted models, and no program left stale or dead.
 "$bin/tengen-status" "$base" --min-free-gb 0 --min-free-percent 0 > "$work/status.txt" ||
   fail "tengen-status failed"
