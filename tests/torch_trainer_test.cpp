@@ -380,51 +380,42 @@ TEST_CASE("trainer program: 2 ranks on localhost match one process on the same b
                     /*parameters_only=*/true));
 }
 
+// scripts/train.sh with 2 CPU ranks on a random port, with the trainer's own options after "--".
+std::vector<std::string> TrainShArgs(const std::string& batch_size,
+                                     const std::vector<std::string>& trainer_options) {
+  const int port = 20000 + static_cast<int>(std::random_device()() % 20000);
+  std::vector<std::string> argv = {"/usr/bin/env",
+                                   std::string("TENGEN_BIN=") + TENGEN_BIN_DIR,
+                                   "bash",
+                                   std::string(TENGEN_SOURCE_DIR) + "/scripts/train.sh",
+                                   "--cpu-ranks",
+                                   "2",
+                                   "--master-port",
+                                   std::to_string(port),
+                                   "--batch-size",
+                                   batch_size,
+                                   "--precision",
+                                   "fp32",
+                                   "--"};
+  argv.insert(argv.end(), trainer_options.begin(), trainer_options.end());
+  return argv;
+}
+
 TEST_CASE("scripts/train.sh: two CPU ranks train one epoch and only rank 0 writes") {
   testing::TempDir dir;
   const std::string base = MakeBase(dir);
-  const int port = 20000 + static_cast<int>(std::random_device()() % 20000);
-  const ProcessResult run = RunProcess({"/usr/bin/env",
-                                        std::string("TENGEN_BIN=") + TENGEN_BIN_DIR,
-                                        "bash",
-                                        std::string(TENGEN_SOURCE_DIR) + "/scripts/train.sh",
-                                        "--cpu-ranks",
-                                        "2",
-                                        "--master-port",
-                                        std::to_string(port),
-                                        "--batch-size",
-                                        "8",
-                                        "--precision",
-                                        "fp32",
-                                        "--",
-                                        "--output-dir",
-                                        base,
-                                        "--training-name",
-                                        "t",
-                                        "--run-name",
-                                        "r",
-                                        "--model-kind",
-                                        "b1c16",
-                                        "--pos-len",
-                                        std::to_string(testing::kTrainPosLen),
-                                        "--samples-per-epoch",
-                                        "64",
-                                        "--max-epochs-this-instance",
-                                        "1",
-                                        "--log-level",
-                                        "warning",
-                                        "--threads",
-                                        "1"});
+  const std::string pos_len = std::to_string(testing::kTrainPosLen);
+  const ProcessResult run = RunProcess(TrainShArgs(
+      "8", {"--output-dir", base, "--training-name", "t", "--run-name", "r", "--model-kind",
+            "b1c16", "--pos-len", pos_len, "--samples-per-epoch", "64",
+            "--max-epochs-this-instance", "1", "--log-level", "warning", "--threads", "1"}));
   REQUIRE_MESSAGE(run.exit_code == 0, run.output);
   CHECK(ListPublished(pipeline::TorchModelsToExportDir(base)) ==
         std::vector<std::string>{"r-t-s64-d5000"});
   CHECK(ListPublished(pipeline::TrainDir(base, "t") + "/checkpoints").size() == 1);
   // A batch the ranks cannot split is refused by every rank, and train.sh says so.
-  const ProcessResult bad =
-      RunProcess({"/usr/bin/env", std::string("TENGEN_BIN=") + TENGEN_BIN_DIR, "bash",
-                  std::string(TENGEN_SOURCE_DIR) + "/scripts/train.sh", "--cpu-ranks", "2",
-                  "--master-port", std::to_string(port + 1), "--batch-size", "7", "--",
-                  "--output-dir", base, "--training-name", "t2", "--model-kind", "b1c16"});
+  const ProcessResult bad = RunProcess(
+      TrainShArgs("7", {"--output-dir", base, "--training-name", "t2", "--model-kind", "b1c16"}));
   CHECK(bad.exit_code == 2);
   CHECK(bad.output.find("cannot be split evenly over 2 ranks") != std::string::npos);
 }
@@ -432,32 +423,9 @@ TEST_CASE("scripts/train.sh: two CPU ranks train one epoch and only rank 0 write
 TEST_CASE("scripts/train.sh: Ctrl-C reaches every rank once, they checkpoint and exit 0") {
   testing::TempDir dir;
   const std::string base = MakeBase(dir);
-  const int port = 20000 + static_cast<int>(std::random_device()() % 20000);
-  Subprocess script({"/usr/bin/env",
-                     std::string("TENGEN_BIN=") + TENGEN_BIN_DIR,
-                     "bash",
-                     std::string(TENGEN_SOURCE_DIR) + "/scripts/train.sh",
-                     "--cpu-ranks",
-                     "2",
-                     "--master-port",
-                     std::to_string(port),
-                     "--batch-size",
-                     "8",
-                     "--precision",
-                     "fp32",
-                     "--",
-                     "--output-dir",
-                     base,
-                     "--training-name",
-                     "t",
-                     "--model-kind",
-                     "b3c48",
-                     "--pos-len",
-                     std::to_string(testing::kTrainPosLen),
-                     "--samples-per-epoch",
-                     "100000",
-                     "--threads",
-                     "1"},
+  Subprocess script(TrainShArgs("8", {"--output-dir", base, "--training-name", "t", "--model-kind",
+                                      "b3c48", "--pos-len", std::to_string(testing::kTrainPosLen),
+                                      "--samples-per-epoch", "100000", "--threads", "1"}),
                     /*capture_stderr=*/true);
   std::string line;
   while (script.ReadLine(&line) && line.find("epoch 1:") == std::string::npos) {
