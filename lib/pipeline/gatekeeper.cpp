@@ -594,8 +594,7 @@ GatekeeperStats RunGatekeeper(const GatekeeperOptions& options, Logger& logger, 
 void DeclareGatekeeperOptions(ConfigSpec& spec) {
   const auto options = std::make_unique<GatekeeperOptions>();  // on the heap: see selfplay_config
   const GatekeeperOptions& o = *options;
-  const GameParams& game = o.game;
-  const search::SearchParams& s = game.search;
+  const auto game_defaults = std::make_unique<GameParams>(o.game);
   spec.String("output_dir", "", "base directory (required)");
   spec.Int("games", o.games, 1, 100000, "games per candidate (fewer when decided early)");
   spec.Double("required_candidate_win_prop", o.required_candidate_win_prop, 0, 1,
@@ -606,24 +605,15 @@ void DeclareGatekeeperOptions(ConfigSpec& spec) {
   spec.Double("sprt.elo1", o.sprt.elo1, -1000, 1000, "SPRT alternative: candidate +elo1 (> elo0)");
   spec.Double("sprt.alpha", o.sprt.alpha, 1e-6, 0.5, "SPRT false accept rate");
   spec.Double("sprt.beta", o.sprt.beta, 1e-6, 0.5, "SPRT false reject rate");
-  DeclareRulesOptions(spec);
-  spec.String("board_sizes", "9:1", "board sizes with relative weights, e.g. \"9:1,13:0.5\"");
-  spec.String("komis", "", "komi values with relative weights (empty: rules.komi)");
-  spec.Int("pos_len", 9, go::kMinSize, go::kMaxSize, "edge of the net's input (>= board sizes)");
+  // KataGo's gatekeeper1.cfg: temperature 0.5 early, 0.2 late; pos_len for 9x9 nets.
+  GameParams& defaults = *game_defaults;
+  defaults.pos_len = 9;
+  defaults.search.root_fpu_reduction = 0.1;
+  defaults.temperature_early = 0.5;
+  defaults.temperature_late = 0.2;
+  defaults.resign.enabled = false;
+  DeclareGameOptions(spec, defaults);
   spec.Int("visits", 150, 1, 1000000, "visits per move (KataGo's gatekeeper: 150)");
-  spec.Double("cpuct", s.cpuct, 0, 100, "PUCT exploration constant");
-  spec.Double("fpu_reduction", s.fpu_reduction, 0, 10, "first play urgency reduction below root");
-  spec.Double("root_fpu_reduction", 0.1, 0, 10, "first play urgency reduction at the root");
-  spec.Double("temperature_early", 0.5, 0, 10, "move temperature at turn 0 (KataGo: 0.5)");
-  spec.Double("temperature_late", 0.2, 0, 10, "move temperature late (KataGo: 0.2)");
-  spec.Double("temperature_halflife", game.temperature_halflife, 0.01, 1000,
-              "half-life of the early temperature in turns on 19x19 (scaled by board area)");
-  spec.Double("max_moves_per_area", game.max_moves_per_area, 0.1, 100,
-              "move cap as a multiple of the board area");
-  spec.Bool("resign.enabled", false, "allow resignation");
-  spec.Double("resign.threshold", game.resign.threshold, -1, 1, "resign below this root value");
-  spec.Int("resign.consecutive_turns", game.resign.consecutive_turns, 1, 1000,
-           "own turns in a row below the threshold before resigning");
   spec.Int("num_game_threads", o.num_game_threads, 1, 4096, "concurrent games");
   spec.Int("nn_max_batch_size", o.nn_max_batch_size, 1, 4096, "largest NN batch per model");
   spec.String("device", o.device, "device of both nets: cpu, cuda or cuda:N");
@@ -651,23 +641,8 @@ GatekeeperOptions GatekeeperOptionsFromConfig(const Config& config) {
                       FormatFixed(o.sprt.elo0, 1) + ")");
 
   GameParams& g = o.game;
-  g.rules = RulesFromConfig(config);
-  g.pos_len = static_cast<int>(config.GetInt("pos_len"));
-  g.board_sizes = ParseBoardSizes("board_sizes", config.GetString("board_sizes"), g.pos_len);
-  const std::string komis = config.GetString("komis");
-  g.komis = komis.empty() ? std::vector<std::pair<double, double>>{{g.rules.komi, 1.0}}
-                          : ParseWeightedList("komis", komis, -150, 150);
+  ReadGameOptions(config, &g);
   g.playout_cap.full_visits = static_cast<int>(config.GetInt("visits"));
-  g.search.cpuct = config.GetDouble("cpuct");
-  g.search.fpu_reduction = config.GetDouble("fpu_reduction");
-  g.search.root_fpu_reduction = config.GetDouble("root_fpu_reduction");
-  g.temperature_early = config.GetDouble("temperature_early");
-  g.temperature_late = config.GetDouble("temperature_late");
-  g.temperature_halflife = config.GetDouble("temperature_halflife");
-  g.max_moves_per_area = config.GetDouble("max_moves_per_area");
-  g.resign.enabled = config.GetBool("resign.enabled");
-  g.resign.threshold = config.GetDouble("resign.threshold");
-  g.resign.consecutive_turns = static_cast<int>(config.GetInt("resign.consecutive_turns"));
   g.resign.no_resign_fraction = 0;  // no need to measure wrong resignations here
   o.game = GatekeeperGameParams(g);
 

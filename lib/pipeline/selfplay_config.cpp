@@ -105,6 +105,50 @@ std::vector<std::pair<int, double>> ParseBoardSizes(const std::string& key, cons
   return sizes;
 }
 
+void DeclareGameOptions(ConfigSpec& spec, const GameParams& defaults) {
+  const search::SearchParams& s = defaults.search;
+  DeclareRulesOptions(spec);
+  spec.String("board_sizes", "9:1", "board sizes with relative weights, e.g. \"9:1,13:0.5\"");
+  spec.String("komis", "",
+              "komi values with relative weights, e.g. \"7:1,7.5:1\" (empty: rules.komi)");
+  spec.Int("pos_len", defaults.pos_len, go::kMinSize, go::kMaxSize,
+           "edge of the input planes (the stored rows and the net's input; >= every board size)");
+  spec.Double("cpuct", s.cpuct, 0, 100, "PUCT exploration constant");
+  spec.Double("fpu_reduction", s.fpu_reduction, 0, 10, "first play urgency reduction below root");
+  spec.Double("root_fpu_reduction", s.root_fpu_reduction, 0, 10,
+              "first play urgency reduction at the root");
+  spec.Double("temperature_early", defaults.temperature_early, 0, 10, "move temperature at turn 0");
+  spec.Double("temperature_late", defaults.temperature_late, 0, 10, "move temperature late");
+  spec.Double("temperature_halflife", defaults.temperature_halflife, 0.01, 1000,
+              "half-life of the early temperature in turns on 19x19 (scaled by board area)");
+  spec.Double("max_moves_per_area", defaults.max_moves_per_area, 0.1, 100,
+              "move cap as a multiple of the board area");
+  spec.Bool("resign.enabled", defaults.resign.enabled, "allow resignation");
+  spec.Double("resign.threshold", defaults.resign.threshold, -1, 1, "resign below this root value");
+  spec.Int("resign.consecutive_turns", defaults.resign.consecutive_turns, 1, 1000,
+           "own turns in a row below the threshold before resigning");
+}
+
+void ReadGameOptions(const Config& config, GameParams* game) {
+  GameParams& g = *game;
+  g.rules = RulesFromConfig(config);
+  g.pos_len = static_cast<int>(config.GetInt("pos_len"));
+  g.board_sizes = ParseBoardSizes("board_sizes", config.GetString("board_sizes"), g.pos_len);
+  const std::string komis = config.GetString("komis");
+  g.komis = komis.empty() ? std::vector<std::pair<double, double>>{{g.rules.komi, 1.0}}
+                          : ParseWeightedList("komis", komis, -150, 150);
+  g.search.cpuct = config.GetDouble("cpuct");
+  g.search.fpu_reduction = config.GetDouble("fpu_reduction");
+  g.search.root_fpu_reduction = config.GetDouble("root_fpu_reduction");
+  g.temperature_early = config.GetDouble("temperature_early");
+  g.temperature_late = config.GetDouble("temperature_late");
+  g.temperature_halflife = config.GetDouble("temperature_halflife");
+  g.max_moves_per_area = config.GetDouble("max_moves_per_area");
+  g.resign.enabled = config.GetBool("resign.enabled");
+  g.resign.threshold = config.GetDouble("resign.threshold");
+  g.resign.consecutive_turns = static_cast<int>(config.GetInt("resign.consecutive_turns"));
+}
+
 void DeclareSelfplayOptions(ConfigSpec& spec) {
   const search::SearchParams s;
   const search::PlayoutCap cap;
@@ -118,20 +162,12 @@ void DeclareSelfplayOptions(ConfigSpec& spec) {
   spec.String("models_dir", "", "where accepted nets appear (default <output_dir>/models)");
   spec.Int("max_games_total", 0, 0, int64_t{1} << 50,
            "stop after starting this many games, once they finish (0: run until stopped)");
-  pipeline::DeclareRulesOptions(spec);
-  spec.String("board_sizes", "9:1", "board sizes with relative weights, e.g. \"9:1,13:0.5\"");
-  spec.String("komis", "",
-              "komi values with relative weights, e.g. \"7:1,7.5:1\" (empty: rules.komi)");
-  spec.Int("pos_len", game.pos_len, go::kMinSize, go::kMaxSize,
-           "edge of the stored planes and of the net's input (>= every board size)");
+  DeclareGameOptions(spec, game);
   spec.Int("full_visits", cap.full_visits, 1, 1000000, "visits of a full (recorded) search");
   spec.Int("cheap_visits", cap.cheap_visits, 1, 1000000,
            "visits of a cheap search (no row; <= full_visits)");
   spec.Double("full_probability", cap.full_probability, 0, 1,
               "probability that a turn gets a full search");
-  spec.Double("cpuct", s.cpuct, 0, 100, "PUCT exploration constant");
-  spec.Double("fpu_reduction", s.fpu_reduction, 0, 10, "first play urgency reduction below root");
-  spec.Double("root_fpu_reduction", s.root_fpu_reduction, 0, 10, "first play urgency at root");
   // Positive: a gamma distribution with shape 0 is undefined.
   spec.Double("dirichlet_alpha_total", s.dirichlet_alpha_total, 1e-3, 1000,
               "total Dirichlet concentration of root noise in full searches");
@@ -140,16 +176,6 @@ void DeclareSelfplayOptions(ConfigSpec& spec) {
               "softmax temperature on root priors in full searches (1: off)");
   spec.Double("forced_playout_k", s.forced_playout_k, 0, 100,
               "forced playouts coefficient in full searches (0: off, no target pruning)");
-  spec.Double("temperature_early", game.temperature_early, 0, 10, "move temperature at turn 0");
-  spec.Double("temperature_late", game.temperature_late, 0, 10, "move temperature late");
-  spec.Double("temperature_halflife", game.temperature_halflife, 0.01, 1000,
-              "half-life of the early temperature in turns on 19x19 (scaled by board area)");
-  spec.Double("max_moves_per_area", game.max_moves_per_area, 0.1, 100,
-              "move cap as a multiple of the board area");
-  spec.Bool("resign.enabled", resign.enabled, "allow resignation (KataGo selfplay: off)");
-  spec.Double("resign.threshold", resign.threshold, -1, 1, "resign below this root value");
-  spec.Int("resign.consecutive_turns", resign.consecutive_turns, 1, 1000,
-           "own turns in a row below the threshold before resigning");
   spec.Double("resign.no_resign_fraction", resign.no_resign_fraction, 0, 1,
               "fraction of games that never resign");
   spec.Int("num_game_threads", o.num_game_threads, 1, 4096,
@@ -180,13 +206,7 @@ SelfplayOptions SelfplayOptionsFromConfig(const Config& config) {
   o.max_games_total = config.GetInt("max_games_total");
 
   GameParams& g = o.game;
-  g.rules = RulesFromConfig(config);
-  g.pos_len = static_cast<int>(config.GetInt("pos_len"));
-  g.board_sizes = ParseBoardSizes("board_sizes", config.GetString("board_sizes"), g.pos_len);
-  const std::string komis = config.GetString("komis");
-  g.komis = komis.empty() ? std::vector<std::pair<double, double>>{{g.rules.komi, 1.0}}
-                          : ParseWeightedList("komis", komis, -150, 150);
-
+  ReadGameOptions(config, &g);
   g.playout_cap.full_visits = static_cast<int>(config.GetInt("full_visits"));
   g.playout_cap.cheap_visits = static_cast<int>(config.GetInt("cheap_visits"));
   if (g.playout_cap.cheap_visits > g.playout_cap.full_visits)
@@ -194,20 +214,10 @@ SelfplayOptions SelfplayOptionsFromConfig(const Config& config) {
                       ") must not exceed full_visits (" +
                       std::to_string(g.playout_cap.full_visits) + ")");
   g.playout_cap.full_probability = config.GetDouble("full_probability");
-  g.search.cpuct = config.GetDouble("cpuct");
-  g.search.fpu_reduction = config.GetDouble("fpu_reduction");
-  g.search.root_fpu_reduction = config.GetDouble("root_fpu_reduction");
   g.search.dirichlet_alpha_total = config.GetDouble("dirichlet_alpha_total");
   g.search.dirichlet_weight = config.GetDouble("dirichlet_weight");
   g.search.root_policy_temperature = config.GetDouble("root_policy_temperature");
   g.search.forced_playout_k = config.GetDouble("forced_playout_k");
-  g.temperature_early = config.GetDouble("temperature_early");
-  g.temperature_late = config.GetDouble("temperature_late");
-  g.temperature_halflife = config.GetDouble("temperature_halflife");
-  g.max_moves_per_area = config.GetDouble("max_moves_per_area");
-  g.resign.enabled = config.GetBool("resign.enabled");
-  g.resign.threshold = config.GetDouble("resign.threshold");
-  g.resign.consecutive_turns = static_cast<int>(config.GetInt("resign.consecutive_turns"));
   g.resign.no_resign_fraction = config.GetDouble("resign.no_resign_fraction");
 
   o.num_game_threads = static_cast<int>(config.GetInt("num_game_threads"));

@@ -21,6 +21,15 @@ void DeclareSelfplayOptions(ConfigSpec& spec);
 // list or more devices than game threads).
 SelfplayOptions SelfplayOptionsFromConfig(const Config& config);
 
+// The keys of one game, shared by selfplay and the gatekeeper: the [rules] keys, board_sizes,
+// komis, pos_len, cpuct, fpu_reduction, root_fpu_reduction, temperature_early,
+// temperature_late, temperature_halflife, max_moves_per_area, resign.enabled,
+// resign.threshold and resign.consecutive_turns, with `defaults` as their defaults.
+void DeclareGameOptions(ConfigSpec& spec, const GameParams& defaults);
+// Reads those keys into `game`; ConfigError naming the key for a bad distribution or a board
+// size above pos_len.
+void ReadGameOptions(const Config& config, GameParams* game);
+
 // Parses the devices list "cpu,cuda:0,cuda:1": comma-separated, spaces around entries
 // ignored, each entry cpu, cuda or cuda:N. Throws ConfigError naming `key` and the text for an
 // empty list, an empty entry or an unknown device.
