@@ -5,8 +5,9 @@
 //
 //   tengen-report BASE --output run.html
 
-#include <chrono>
 #include <iostream>
+#include <optional>
+#include <string>
 
 #include "status/report.h"
 #include "util/config.h"
@@ -15,10 +16,6 @@
 
 namespace tengen {
 namespace {
-
-double NowSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 int Main(int argc, const char* const argv[]) {
   ConfigSpec spec("tengen-report",
@@ -30,19 +27,17 @@ int Main(int argc, const char* const argv[]) {
   spec.Bool("count_games", true,
             "count the games in every SGF file for the games-per-hour chart (false: rows only)");
   Config config(spec);
-  const CommandLine command_line = ParseCommandLine(spec, argc, argv, config, true);
-  if (command_line.help_requested) {
-    spec.PrintHelp(std::cout);
-    return 0;
-  }
-  const std::string base = status::BaseDirFromArguments(config, command_line.positional);
+  const std::optional<std::string> parsed =
+      status::ParseStatusCommandLine(spec, argc, argv, config, std::cout);
+  if (!parsed) return 0;
+  const std::string& base = *parsed;
   const std::string output = config.GetString("output");
   if (output.empty()) throw ConfigError("output: the HTML file to write is needed");
   status::ReportOptions options;
   options.status = status::StatusOptionsFromConfig(config);
   options.title = config.GetString("title");
   options.count_games = config.GetBool("count_games");
-  status::WriteReport(base, options, NowSeconds(), output);
+  status::WriteReport(base, options, status::NowSeconds(), output);
   std::cout << "wrote " << output << "\n";
   return 0;
 }

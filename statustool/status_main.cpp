@@ -5,8 +5,9 @@
 //
 //   tengen-status BASE [--json] [--stale-seconds 300] [--no-data-minutes 30] ...
 
-#include <chrono>
 #include <iostream>
+#include <optional>
+#include <string>
 
 #include "status/run_status.h"
 #include "util/config.h"
@@ -15,10 +16,6 @@
 namespace tengen {
 namespace {
 
-double NowSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 int Main(int argc, const char* const argv[]) {
   ConfigSpec spec("tengen-status",
                   "Prints the state of a run read from its base directory BASE (tengen-status "
@@ -26,14 +23,12 @@ int Main(int argc, const char* const argv[]) {
   status::DeclareStatusOptions(spec);
   spec.Bool("json", false, "print the status as one JSON object instead of text");
   Config config(spec);
-  const CommandLine command_line = ParseCommandLine(spec, argc, argv, config, true);
-  if (command_line.help_requested) {
-    spec.PrintHelp(std::cout);
-    return 0;
-  }
-  const std::string base = status::BaseDirFromArguments(config, command_line.positional);
+  const std::optional<std::string> parsed =
+      status::ParseStatusCommandLine(spec, argc, argv, config, std::cout);
+  if (!parsed) return 0;
+  const std::string& base = *parsed;
   const status::RunStatus run =
-      status::CollectStatus(base, status::StatusOptionsFromConfig(config), NowSeconds());
+      status::CollectStatus(base, status::StatusOptionsFromConfig(config), status::NowSeconds());
   std::cout << (config.GetBool("json") ? status::StatusJson(run) : status::FormatStatus(run));
   return 0;
 }

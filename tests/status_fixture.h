@@ -17,16 +17,13 @@
 #include "data/training_rows.h"
 #include "pipeline/base_dir.h"
 #include "pipeline/heartbeat.h"
+#include "status/run_status.h"
 #include "status/scan.h"
 #include "test_support.h"
 #include "util/publish.h"
 #include "util/subprocess.h"
 
 namespace tengen::testing {
-
-inline double NowSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 inline void WriteText(const std::string& path, const std::string& text) {
   EnsureDirectory(boost::filesystem::path(path).parent_path().string());
@@ -47,14 +44,14 @@ inline void WriteHeartbeat(const std::string& base, const std::string& program,
   info.texts = texts;
   info.counters = counters;
   const std::string file = program + "-" + host + "-" + std::to_string(pid) + ".json";
-  WriteText(
-      pipeline::StatusDir(base) + "/" + file,
-      pipeline::HeartbeatJson(program, host, pid, status::FormatUtc(NowSeconds() - age), info));
+  WriteText(pipeline::StatusDir(base) + "/" + file,
+            pipeline::HeartbeatJson(program, host, pid,
+                                    status::FormatUtc(status::NowSeconds() - age), info));
 }
 
 inline std::string MetricsLine(int epoch, double samples, double loss_total, double age) {
   const double policy = loss_total * 0.6;
-  return "{\"time_utc\": \"" + status::FormatUtc(NowSeconds() - age) +
+  return "{\"time_utc\": \"" + status::FormatUtc(status::NowSeconds() - age) +
          "\", \"epoch\": " + std::to_string(epoch) + ", \"samples\": " + std::to_string(samples) +
          ", \"rows\": " + std::to_string(samples / 4) +
          ", \"steps\": 10, \"lr\": 0.001, \"bucket\": 1200.5, \"samples_per_second\": 350.25, "
@@ -78,12 +75,13 @@ inline std::string GatingJson(const std::string& candidate, const std::string& b
          ", \"elo_high\": " + std::to_string(elo + 80) +
          ", \"mode\": \"fixed\", \"sprt\": null, \"decision\": \"" +
          (accepted ? "accepted" : "rejected") + "\", \"reason\": \"test\", \"finished_utc\": \"" +
-         status::FormatUtc(NowSeconds() - age) + "\"}\n";
+         status::FormatUtc(status::NowSeconds() - age) + "\"}\n";
 }
 
 inline void WriteModel(const std::string& dir, const std::string& name, double age) {
   WriteText(dir + "/" + name + "/export.json", "{\"name\": \"" + name + "\", \"exported_utc\": \"" +
-                                                   status::FormatUtc(NowSeconds() - age) + "\"}\n");
+                                                   status::FormatUtc(status::NowSeconds() - age) +
+                                                   "\"}\n");
   WriteText(dir + "/" + name + "/model.json", "{\"name\": \"" + name + "\"}\n");
 }
 
@@ -98,7 +96,7 @@ struct Fixture {
 inline Fixture BuildFixture(const std::string& base) {
   Fixture f;
   f.base = base;
-  const double now = NowSeconds();
+  const double now = status::NowSeconds();
   // Real shards and SGFs from the random net.
   const ProcessResult selfplay = RunProcess({TENGEN_BIN_DIR "/tengen-selfplay",
                                              "--output-dir",

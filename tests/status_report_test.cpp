@@ -23,7 +23,6 @@ namespace {
 
 using json = nlohmann::json;
 using tengen::testing::BuildFixture;
-using tengen::testing::NowSeconds;
 using tengen::testing::TempDir;
 
 const std::string kReport = TENGEN_BIN_DIR "/tengen-report";

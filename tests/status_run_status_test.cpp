@@ -24,7 +24,6 @@ namespace {
 using json = nlohmann::json;
 using tengen::testing::BuildFixture;
 using tengen::testing::Fixture;
-using tengen::testing::NowSeconds;
 using tengen::testing::TempDir;
 
 const std::string kStatus = TENGEN_BIN_DIR "/tengen-status";

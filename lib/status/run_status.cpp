@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -350,6 +351,21 @@ StatusOptions StatusOptionsFromConfig(const Config& config) {
   o.count_rows = config.GetBool("count_rows");
   o.ladder_file = config.GetString("ladder");
   return o;
+}
+
+std::optional<std::string> ParseStatusCommandLine(const ConfigSpec& spec, int argc,
+                                                  const char* const argv[], Config& config,
+                                                  std::ostream& help_out) {
+  const CommandLine command_line = ParseCommandLine(spec, argc, argv, config, true);
+  if (command_line.help_requested) {
+    spec.PrintHelp(help_out);
+    return std::nullopt;
+  }
+  return BaseDirFromArguments(config, command_line.positional);
+}
+
+double NowSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 std::string BaseDirFromArguments(const Config& config, const std::vector<std::string>& positional) {

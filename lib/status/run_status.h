@@ -16,6 +16,7 @@
 // every process that ever ran.
 
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <vector>
@@ -138,6 +139,14 @@ StatusOptions StatusOptionsFromConfig(const Config& config);
 // The base directory: the one positional argument, or the base_dir key (declared by
 // DeclareStatusOptions). ConfigError when there is none, more than one, or both disagree.
 std::string BaseDirFromArguments(const Config& config, const std::vector<std::string>& positional);
+// The command line of tengen-status and tengen-report: options plus BASE as the one positional
+// argument. Prints the help to help_out and returns nullopt for --help; otherwise the base
+// directory (BaseDirFromArguments).
+std::optional<std::string> ParseStatusCommandLine(const ConfigSpec& spec, int argc,
+                                                  const char* const argv[], Config& config,
+                                                  std::ostream& help_out);
+// Seconds since the epoch, now: the `now` CollectStatus takes.
+double NowSeconds();
 
 // Reads base at time `now` (seconds since the epoch). A missing base directory gives an
 // empty status with a warning.
