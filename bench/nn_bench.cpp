@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -39,15 +38,6 @@ ConfigSpec MakeSpec() {
   spec.Int("runs", 5, 1, 100, "timed runs per cell; the median is shown");
   spec.Double("seconds", 1.0, 0.01, 60, "minimum length of one timed run");
   return spec;
-}
-
-std::vector<std::string> SplitCommas(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  for (std::string part; std::getline(in, part, ',');) {
-    if (!part.empty()) parts.push_back(part);
-  }
-  return parts;
 }
 
 nn::EvalBatch RandomBatch(int n, int pos_len, Rng& rng) {
@@ -90,12 +80,12 @@ int Main(int argc, const char* const argv[]) {
   model_config.pos_len = static_cast<int>(config.GetInt("pos_len"));
   model_config.name = "bench";
   std::vector<int> batch_sizes;
-  for (const auto& text : SplitCommas(config.GetString("batch_sizes"))) {
+  for (const auto& text : bench::SplitCommas(config.GetString("batch_sizes"))) {
     const int size = std::atoi(text.c_str());
     if (size < 1) throw ConfigError("bad batch size '" + text + "' in --batch-sizes");
     batch_sizes.push_back(size);
   }
-  const auto precisions = SplitCommas(config.GetString("precisions"));
+  const auto precisions = bench::SplitCommas(config.GetString("precisions"));
   const int runs = static_cast<int>(config.GetInt("runs"));
   const double seconds = config.GetDouble("seconds");
 

@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -158,8 +157,7 @@ int main(int argc, char** argv) {
                 static_cast<long long>(rows),
                 std::chrono::duration<double>(Clock::now() - start).count(), threads);
     std::printf("%-28s %6s %8s %14s\n", "case", "level", "buckets", "median rows/s");
-    std::stringstream levels(config.GetString("levels"));
-    for (std::string text; std::getline(levels, text, ',');) {
+    for (const std::string& text : bench::SplitCommas(config.GetString("levels"))) {
       const int level = std::stoi(text);
       int buckets = 0;
       const double in_memory =

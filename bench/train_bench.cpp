@@ -8,7 +8,6 @@
 #include <iostream>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -82,11 +81,7 @@ int Main(int argc, const char* const argv[]) {
   nn::ParseArchitecture(config.GetString("arch"), &model_config);
   model_config.pos_len = static_cast<int>(config.GetInt("pos_len"));
   model_config.name = "bench";
-  std::vector<std::string> precisions;
-  std::stringstream list(config.GetString("precisions"));
-  for (std::string p; std::getline(list, p, ',');) {
-    if (!p.empty()) precisions.push_back(p);
-  }
+  const std::vector<std::string> precisions = bench::SplitCommas(config.GetString("precisions"));
   const int runs = static_cast<int>(config.GetInt("runs"));
   const double seconds = config.GetDouble("seconds");
   Rng rng(1);
