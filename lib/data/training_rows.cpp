@@ -1,5 +1,7 @@
 #include "data/training_rows.h"
 
+#include <cstring>
+
 #include "data/npz.h"
 #include "util/error.h"
 
@@ -87,120 +89,38 @@ void ReadShardMetadata(const NpzReader& reader, std::string* model_name, RowShap
   shape->feature_version = version[0];
 }
 
+// A packed row's fields are the arrays' little-endian element bytes (npy.h asserts the host is
+// little-endian), so fields are copied as they are.
+template <typename T>
+void Put(PackedRow& row, const T* values, size_t n) {
+  row.append(reinterpret_cast<const char*>(values), n * sizeof(T));
+}
+
+template <typename T>
+const char* Get(const char* at, T* values, size_t n) {
+  std::memcpy(values, at, n * sizeof(T));
+  return at + n * sizeof(T);
+}
+
 }  // namespace
 
 ShardWriter::ShardWriter(RowShape shape, std::string model_name, int compression_level)
     : shape_(shape), model_name_(std::move(model_name)), compression_level_(compression_level) {}
 
-void ShardWriter::Add(const TrainingRow& row) {
-  CheckRow(shape_, row);
-  rows_.push_back(row);
-}
+void ShardWriter::Add(const TrainingRow& row) { rows_.push_back(PackRow(shape_, row)); }
 
 void ShardWriter::WriteAndClear(const std::string& path) {
-  const int64_t n = rows();
-  const int64_t area = static_cast<int64_t>(shape_.pos_len) * shape_.pos_len;
-  const int64_t packed = PackedBytes(shape_.pos_len);
-  std::vector<uint8_t> spatial(static_cast<size_t>(n * shape_.num_spatial * packed), 0);
-  std::vector<float> global, policy, value, score, komi, weight;
-  std::vector<int8_t> ownership, board_size, rules;
-  std::vector<int64_t> game_id;
-  std::vector<int32_t> turn;
-  for (int64_t r = 0; r < n; ++r) {
-    const TrainingRow& row = rows_[static_cast<size_t>(r)];
-    for (int64_t c = 0; c < shape_.num_spatial; ++c) {
-      uint8_t* out = spatial.data() + (r * shape_.num_spatial + c) * packed;
-      for (int64_t p = 0; p < area; ++p)
-        if (row.spatial[static_cast<size_t>(c * area + p)] != 0) out[p / 8] |= 0x80 >> (p % 8);
-    }
-    global.insert(global.end(), row.global.begin(), row.global.end());
-    policy.insert(policy.end(), row.policy.begin(), row.policy.end());
-    value.insert(value.end(), row.value, row.value + 3);
-    score.push_back(row.score);
-    ownership.insert(ownership.end(), row.ownership.begin(), row.ownership.end());
-    weight.push_back(row.weight);
-    game_id.push_back(row.game_id);
-    turn.push_back(row.turn);
-    board_size.push_back(row.board_size);
-    komi.push_back(row.komi);
-    rules.push_back(row.ko_positional);
-    rules.push_back(row.suicide);
-  }
-  NpzWriter writer(path, compression_level_);
-  writer.Add("spatial_packed", spatial, {n, shape_.num_spatial, packed});
-  writer.Add("global", global, {n, shape_.num_global});
-  writer.Add("policy", policy, {n, area + 1});
-  writer.Add("value", value, {n, 3});
-  writer.Add("score", score, {n});
-  writer.Add("ownership", ownership, {n, area});
-  writer.Add("weight", weight, {n});
-  writer.Add("game_id", game_id, {n});
-  writer.Add("turn", turn, {n});
-  writer.Add("board_size", board_size, {n});
-  writer.Add("komi", komi, {n});
-  writer.Add("rules", rules, {n, 2});
-  const std::vector<uint8_t> name(model_name_.begin(), model_name_.end());
-  writer.Add("model_name", name, {static_cast<int64_t>(name.size())});
-  writer.Add("feature_version", std::vector<int32_t>{shape_.feature_version}, {1});
-  writer.Finish();
+  WritePackedShard(shape_, model_name_, rows_, path, compression_level_);
   rows_.clear();
 }
 
 Shard ReadShard(const std::string& path) {
-  const NpzReader reader(path);
+  PackedShard packed = ReadPackedShard(path);
   Shard shard;
-  int64_t n = 0;
-  shard.shape = ReadRowShape(reader, &n);
-  const int64_t area = static_cast<int64_t>(shard.shape.pos_len) * shard.shape.pos_len;
-  const int64_t packed = PackedBytes(shard.shape.pos_len);
-
-  auto read = [&](const std::string& name, auto tag, std::vector<int64_t> expected) {
-    using T = decltype(tag);
-    std::vector<int64_t> shape;
-    std::vector<T> values = reader.Read<T>(name, &shape);
-    if (shape != expected)
-      throw FormatError(path + ": array '" + name + "' has the wrong shape for " +
-                        std::to_string(n) + " rows");
-    return values;
-  };
-  const auto spatial = read("spatial_packed", uint8_t{}, {n, shard.shape.num_spatial, packed});
-  const auto global = read("global", float{}, {n, shard.shape.num_global});
-  const auto policy = read("policy", float{}, {n, area + 1});
-  const auto value = read("value", float{}, {n, 3});
-  const auto score = read("score", float{}, {n});
-  const auto ownership = read("ownership", int8_t{}, {n, area});
-  const auto weight = read("weight", float{}, {n});
-  const auto game_id = read("game_id", int64_t{}, {n});
-  const auto turn = read("turn", int32_t{}, {n});
-  const auto board_size = read("board_size", int8_t{}, {n});
-  const auto komi = read("komi", float{}, {n});
-  const auto rules = read("rules", int8_t{}, {n, 2});
-  ReadShardMetadata(reader, &shard.model_name, &shard.shape);
-
-  const int64_t c_count = shard.shape.num_spatial;
-  const int64_t g_count = shard.shape.num_global;
-  shard.rows.resize(static_cast<size_t>(n));
-  for (int64_t r = 0; r < n; ++r) {
-    TrainingRow& row = shard.rows[static_cast<size_t>(r)];
-    row.spatial.resize(static_cast<size_t>(c_count * area));
-    for (int64_t c = 0; c < c_count; ++c) {
-      const uint8_t* in = spatial.data() + (r * c_count + c) * packed;
-      for (int64_t p = 0; p < area; ++p)
-        row.spatial[static_cast<size_t>(c * area + p)] = (in[p / 8] >> (7 - p % 8)) & 1;
-    }
-    row.global.assign(global.begin() + r * g_count, global.begin() + (r + 1) * g_count);
-    row.policy.assign(policy.begin() + r * (area + 1), policy.begin() + (r + 1) * (area + 1));
-    std::copy(value.begin() + 3 * r, value.begin() + 3 * r + 3, row.value);
-    row.score = score[static_cast<size_t>(r)];
-    row.ownership.assign(ownership.begin() + r * area, ownership.begin() + (r + 1) * area);
-    row.weight = weight[static_cast<size_t>(r)];
-    row.game_id = game_id[static_cast<size_t>(r)];
-    row.turn = turn[static_cast<size_t>(r)];
-    row.board_size = board_size[static_cast<size_t>(r)];
-    row.komi = komi[static_cast<size_t>(r)];
-    row.ko_positional = rules[static_cast<size_t>(2 * r)];
-    row.suicide = rules[static_cast<size_t>(2 * r + 1)];
-  }
+  shard.shape = packed.shape;
+  shard.model_name = std::move(packed.model_name);
+  shard.rows.reserve(packed.rows.size());
+  for (const PackedRow& row : packed.rows) shard.rows.push_back(UnpackRow(shard.shape, row));
   return shard;
 }
 
@@ -208,6 +128,67 @@ size_t PackedRowBytes(const RowShape& shape) {
   size_t bytes = 0;
   for (const RowArray& a : RowArrays(shape)) bytes += a.bytes;
   return bytes;
+}
+
+PackedRow PackRow(const RowShape& shape, const TrainingRow& row) {
+  CheckRow(shape, row);
+  const int64_t area = static_cast<int64_t>(shape.pos_len) * shape.pos_len;
+  const int64_t packed = PackedBytes(shape.pos_len);
+  PackedRow out;
+  out.reserve(PackedRowBytes(shape));
+  for (int64_t c = 0; c < shape.num_spatial; ++c) {
+    std::string bits(static_cast<size_t>(packed), '\0');
+    for (int64_t p = 0; p < area; ++p)
+      if (row.spatial[static_cast<size_t>(c * area + p)] != 0)
+        bits[static_cast<size_t>(p / 8)] = static_cast<char>(
+            static_cast<uint8_t>(bits[static_cast<size_t>(p / 8)]) | (0x80 >> (p % 8)));
+    out += bits;
+  }
+  const int8_t rules[2] = {row.ko_positional, row.suicide};
+  Put(out, row.global.data(), row.global.size());
+  Put(out, row.policy.data(), row.policy.size());
+  Put(out, row.value, 3);
+  Put(out, &row.score, 1);
+  Put(out, row.ownership.data(), row.ownership.size());
+  Put(out, &row.weight, 1);
+  Put(out, &row.game_id, 1);
+  Put(out, &row.turn, 1);
+  Put(out, &row.board_size, 1);
+  Put(out, &row.komi, 1);
+  Put(out, rules, 2);
+  return out;
+}
+
+TrainingRow UnpackRow(const RowShape& shape, const PackedRow& in) {
+  TENGEN_CHECK(in.size() == PackedRowBytes(shape), "packed row of the wrong size");
+  const size_t area = static_cast<size_t>(shape.pos_len) * shape.pos_len;
+  const size_t packed = static_cast<size_t>(PackedBytes(shape.pos_len));
+  TrainingRow row;
+  row.spatial.resize(static_cast<size_t>(shape.num_spatial) * area);
+  const auto* bits = reinterpret_cast<const uint8_t*>(in.data());
+  for (size_t c = 0; c < static_cast<size_t>(shape.num_spatial); ++c) {
+    for (size_t p = 0; p < area; ++p)
+      row.spatial[c * area + p] = (bits[c * packed + p / 8] >> (7 - p % 8)) & 1;
+  }
+  const char* at = in.data() + static_cast<size_t>(shape.num_spatial) * packed;
+  row.global.resize(static_cast<size_t>(shape.num_global));
+  row.policy.resize(area + 1);
+  row.ownership.resize(area);
+  int8_t rules[2] = {0, 0};
+  at = Get(at, row.global.data(), row.global.size());
+  at = Get(at, row.policy.data(), row.policy.size());
+  at = Get(at, row.value, 3);
+  at = Get(at, &row.score, 1);
+  at = Get(at, row.ownership.data(), row.ownership.size());
+  at = Get(at, &row.weight, 1);
+  at = Get(at, &row.game_id, 1);
+  at = Get(at, &row.turn, 1);
+  at = Get(at, &row.board_size, 1);
+  at = Get(at, &row.komi, 1);
+  Get(at, rules, 2);
+  row.ko_positional = rules[0];
+  row.suicide = rules[1];
+  return row;
 }
 
 PackedShard ReadPackedShard(const std::string& path) {

@@ -215,8 +215,9 @@ class TrainerLoop {
   }
   void Start();
   Decision Decide();
-  // Plans `steps` steps from the newest shuffle, paying one epoch from the bucket when `spend`.
-  std::optional<Decision> PlanNewEpoch(Decision* waiting, int64_t steps, bool spend);
+  // Plans `steps` steps from the newest shuffle into state_, paying one epoch from the bucket
+  // when `spend`; false (and *waiting says why) when there is nothing to train yet.
+  bool PlanNewEpoch(Decision* waiting, int64_t steps, bool spend);
   // Fails with a ConfigError when the shuffle's rows do not fit the net (pos_len, features).
   void CheckDataShape(const ShuffleDir& shuffle);
   // Trains the decided epoch; false when a stop request interrupted it.
@@ -332,11 +333,11 @@ void TrainerLoop::CheckDataShape(const ShuffleDir& shuffle) {
   }
 }
 
-std::optional<Decision> TrainerLoop::PlanNewEpoch(Decision* waiting, int64_t steps, bool spend) {
+bool TrainerLoop::PlanNewEpoch(Decision* waiting, int64_t steps, bool spend) {
   const std::optional<ShuffleDir> shuffle = FindNewestShuffle(o_.base_dir, logger_);
   if (!shuffle) {
     waiting->reason = "no shuffled data yet in " + ShuffledDataDir(o_.base_dir);
-    return std::nullopt;
+    return false;
   }
   if (shuffle->name != last_shuffle_) {
     const double credit = CreditNewRows(state_, shuffle->total_rows, bucket_, logger_);
@@ -364,7 +365,7 @@ std::optional<Decision> TrainerLoop::PlanNewEpoch(Decision* waiting, int64_t ste
     waiting->reason = "train bucket limited (" + FormatFixed(state_.bucket_level, 0) + " < " +
                       std::to_string(o_.samples_per_epoch) + " samples)";
     waiting->action = o_.stop_when_train_bucket_limited ? "stop" : "wait";
-    return std::nullopt;
+    return false;
   }
   const std::vector<std::string> files =
       PlanEpochFiles(shuffle->files, rows, used, keys, o_.no_repeat_files, o_.batch_size,
@@ -373,7 +374,7 @@ std::optional<Decision> TrainerLoop::PlanNewEpoch(Decision* waiting, int64_t ste
     waiting->reason = o_.no_repeat_files ? "every file of " + shuffle->name + " has been used"
                                          : "no file of " + shuffle->name + " holds a whole batch";
     waiting->action = o_.quit_if_no_data ? "stop" : "wait";
-    return std::nullopt;
+    return false;
   }
   state_ = trial;
   if (o_.no_repeat_files) {
@@ -394,9 +395,7 @@ std::optional<Decision> TrainerLoop::PlanNewEpoch(Decision* waiting, int64_t ste
   state_.epoch_files = files;
   state_.epoch_steps = steps;
   state_.epoch_steps_done = 0;
-  Decision d;
-  d.action = "train";
-  return d;
+  return true;
 }
 
 Decision TrainerLoop::Decide() {
