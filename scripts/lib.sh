@@ -17,3 +17,25 @@ ensure_packages() {
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
     "${missing[@]}"
 }
+
+# catches_sigint PID: true once PID has a SIGINT handler of its own (Linux: /proc/PID/status).
+catches_sigint() {
+  local mask
+  mask=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status" 2> /dev/null) || return 1
+  [[ $mask =~ ^[0-9a-fA-F]+$ ]] && ((16#${mask: -8} & 2))
+}
+
+# interrupt PID [SECONDS]: sends PID one SIGINT, its cooperative stop. A tengen program still
+# loading (libraries, options) has SIGINT ignored (it was started in the background) or at its
+# default, so a SIGINT then would be lost or would kill it: this waits up to SECONDS (default
+# 30) for the program's handler, and sends the signal anyway after that. Never sends a second
+# SIGINT, which would end the program at once.
+interrupt() {
+  local pid=$1 seconds=${2:-30} i
+  for ((i = 0; i < seconds * 20; i++)); do
+    catches_sigint "$pid" && break
+    kill -0 "$pid" 2> /dev/null || return 0
+    sleep 0.05
+  done
+  kill -INT "$pid" 2> /dev/null || true
+}

@@ -201,9 +201,10 @@ body=$run_dir/.tmp.$id.$$
 } > "$body"
 printf '=== %s start.sh: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "${command[*]}" >> "$out"
 
-# The supervisor: a shell with job control, so that the program gets SIGINT's default action
-# (a shell without it starts background commands with SIGINT ignored) and a process group of
-# its own; it publishes the pid file, waits for the program, records its exit status and
+# The supervisor: a shell with job control, so that the program gets a process group of its
+# own. It was itself started in the background with SIGINT ignored, and the program inherits
+# that until it installs its handler (so stop_all.sh waits for the handler: lib.sh interrupt);
+# it publishes the pid file, waits for the program, records its exit status and
 # removes the pid file. It ignores SIGHUP (nohup) and survives SIGINT/SIGTERM sent to it.
 supervisor='
 set -m

@@ -45,6 +45,7 @@ for program in "${programs[@]}"; do
   esac
 done
 [[ -d $base ]] || { echo "stop_all.sh: base directory $base does not exist" >&2; exit 2; }
+source "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 run_dir=$base/run
 host=$(hostname 2>/dev/null || echo unknown)
 host=${host//\//_}
@@ -81,7 +82,7 @@ for file in "$run_dir"/*.pid; do
   files+=("$file") pids+=("$pid") names+=("$program") outputs+=("$(field output "$file")")
   supervisors+=("$(field supervisor "$file")")
   if alive "$pid" "$program"; then
-    kill -INT "$pid" 2>/dev/null || true
+    interrupt "$pid"
     echo "stop_all.sh: SIGINT to tengen-$program pid $pid ($(basename "$file" .pid))" >&2
   fi
 done

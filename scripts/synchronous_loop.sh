@@ -33,6 +33,7 @@
 # BASEDIR/status/synchronous_loop-<host>.json; each program logs under BASEDIR/logs/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/lib.sh"
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2; exit 2; }
 
@@ -110,7 +111,7 @@ stage_pid=""
 # Each stage runs in a session of its own, so a Ctrl-C (SIGINT to the terminal's process group)
 # or a SIGTERM to this script reaches the stage exactly once, from here: a second SIGINT would
 # end it at once instead of cleanly.
-trap 'interrupted=1; [[ -n $stage_pid ]] && kill -INT "$stage_pid" 2> /dev/null || true' INT TERM
+trap 'interrupted=1; [[ -n $stage_pid ]] && interrupt "$stage_pid"' INT TERM
 
 # run_stage PHASE CYCLE PROGRAM ARGS...: one program to its end; the loop ends after it when
 # Ctrl-C arrived (the program itself has stopped cleanly and published what was complete).

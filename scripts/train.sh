@@ -45,7 +45,8 @@ done
 
 world=$((ranks * nodes))
 pids=()
-stop_all() { for pid in "${pids[@]}"; do kill -INT "$pid" 2>/dev/null || true; done; }
+source "$root/scripts/lib.sh"
+stop_all() { for pid in "${pids[@]}"; do interrupt "$pid"; done; }
 trap 'stop_all' INT TERM
 for ((local = 0; local < ranks; local++)); do
   rank=$((node_rank * ranks + local))

@@ -4,7 +4,8 @@
 # have flowed through every stage; then scripts/stop_all.sh stops them. Checks: both selfplay
 # processes published shards, a shuffle, a checkpoint, an exported model accepted into
 # models/, selfplay data from that model (selfplay switched to it), every process exited 0,
-# every published file reads back (check_base_dir), no temporary left behind, no pid file left.
+# every published file reads back (check_base_dir), no temporary left behind, no pid file left;
+# stop_all.sh right after start.sh still stops a program cleanly.
 #
 #   loop_async_test.sh SOURCE_DIR BIN_DIR CHECK_BASE_DIR
 set -euo pipefail
@@ -66,6 +67,17 @@ for program in selfplay shuffler trainer exporter gatekeeper; do
   done
 done
 (($(ls "$base/run" | grep -c '\.pid$' || true) == 0)) || fail "pid files left in $base/run: $(ls "$base/run")"
+
+# stop_all.sh right after start.sh: the program is still loading, with SIGINT ignored until its
+# handler is up, and the one SIGINT must still stop it cleanly.
+for round in 1 2 3; do
+  pid=$(start exporter)
+  out=$(bash "$src/scripts/stop_all.sh" --timeout 30 "$base" exporter 2>&1) ||
+    { echo "$out"; fail "stop_all.sh right after start.sh failed (round $round)"; }
+  grep -q "tengen-exporter pid $pid exited with status 0" <<< "$out" ||
+    fail "stop_all.sh did not stop tengen-exporter pid $pid cleanly: $out"
+done
+echo "stop_all.sh right after start.sh: 3 of 3 stopped with status 0"
 
 # Every heartbeat says stopped; nothing half-written anywhere; everything published reads back.
 for beat in "$base"/status/*.json; do

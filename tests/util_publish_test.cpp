@@ -176,6 +176,26 @@ TEST_CASE("publish: RemoveStaleTemporaries removes only old temporaries") {
   CHECK(RemoveStaleTemporaries(dir / "missing", std::chrono::seconds(0)) == 0);
 }
 
+TEST_CASE("publish: RemovePublished removes a file or a tree and leaves no partial entry") {
+  TempDir dir;
+  EnsureDirectory(dir / "tree/sub");
+  PublishFile(dir / "tree/a", "x");
+  PublishFile(dir / "tree/sub/b", "x");
+  PublishFile(dir / "file", "x");
+  PublishFile(dir / "kept", "x");
+  CHECK(RemovePublished(dir / "tree"));
+  CHECK(RemovePublished(dir / "file"));
+  CHECK(ListAll(dir.path()) == std::vector<std::string>{"kept"});
+  // Already gone: another process removed it.
+  CHECK_FALSE(RemovePublished(dir / "tree"));
+  // A path that cannot be renamed (its parent is a file): the error names it, nothing is removed.
+  EnsureDirectory(dir / "locked/inner");
+  PublishFile(dir / "locked/inner/c", "x");
+  CHECK_THROWS_WITH_AS(RemovePublished(dir / "locked/inner/c/d"), doctest::Contains("c/d"),
+                       IoError);
+  CHECK(fs::exists(dir / "locked/inner/c"));
+}
+
 TEST_CASE("publish: EnsureDirectory and ReadFile errors") {
   TempDir dir;
   EnsureDirectory(dir / "a/b/c");

@@ -72,22 +72,15 @@ bool Exists(const std::string& path) {
   return fs::exists(path, error);
 }
 
-// Removes a consumed snapshot: renamed to a temporary first, so that an interrupted removal
-// never leaves a half-deleted snapshot where the next pass would take it for a broken one.
+// Removes a consumed snapshot (RemovePublished: never left half-deleted, where the next pass
+// would take it for a broken one).
 void RemoveSnapshot(const std::string& path, Logger& logger) {
-  const std::string temporary = TemporaryPathFor(path);
-  boost::system::error_code error;
-  fs::rename(path, temporary, error);
-  if (error) {
-    if (Exists(path))
-      logger.Warning("cannot remove snapshot " + path + " (" + error.message() +
-                     "); the next pass skips it as already exported");
-    return;
+  try {
+    RemovePublished(path);
+  } catch (const IoError& e) {
+    logger.Warning(std::string("cannot remove snapshot: ") + e.what() +
+                   "; the next pass skips it as already exported");
   }
-  fs::remove_all(temporary, error);
-  if (error)
-    logger.Warning("cannot delete " + temporary + " (" + error.message() +
-                   "); it is deleted once stale");
 }
 
 // Moves a broken snapshot aside with its reason (see exporter.h). Returns false when it could

@@ -603,15 +603,9 @@ SelfplayStats SelfplayRunner::Run() {
         }
       }
       auto last_check = Clock::now();
-      bool stop_logged = false;
       while (epoch.running.load() > 0) {
         std::this_thread::sleep_for(kMonitorTick);
-        if (StopNow()) {
-          if (!stop_logged && stop_.stop_requested())
-            logger_.Info("stop requested: dropping games in flight, publishing finished rows");
-          stop_logged = true;
-          continue;
-        }
+        if (StopNow()) continue;
         Report(epoch, epoch.retire ? "switching model" : "playing", false);
         PublishOldShards(epoch);
         if (loading.valid() &&
@@ -635,6 +629,9 @@ SelfplayStats SelfplayRunner::Run() {
       monitor_error = std::current_exception();
       failed_ = true;
     }
+    // Said once the stop is seen, whether the monitor or the game threads saw it first.
+    if (stop_.stop_requested())
+      logger_.Info("stop requested: dropping games in flight, publishing finished rows");
     for (std::thread& thread : threads) thread.join();
 
     // Flush throws only when too many rows are unpublished; a monitor or game thread error

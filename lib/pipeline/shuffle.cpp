@@ -501,12 +501,12 @@ int CleanupShuffles(const std::string& base_dir, int keep, std::chrono::seconds 
     boost::system::error_code error;
     const std::time_t mtime = fs::last_write_time(path, error);
     if (error || now - mtime < grace.count()) continue;
-    fs::remove_all(path, error);
-    if (error) {
-      logger.Warning("cannot remove old shuffle " + path + ": " + error.message());
-    } else {
+    try {
+      if (!RemovePublished(path)) continue;  // another shuffler removed it
       logger.Info("removed old shuffle " + path);
       ++removed;
+    } catch (const IoError& e) {
+      logger.Warning(std::string("cannot remove old shuffle: ") + e.what());
     }
   }
   const int temporaries = RemoveStaleTemporaries(dir, grace);

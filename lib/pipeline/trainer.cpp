@@ -37,6 +37,9 @@ using Clock = std::chrono::steady_clock;
 // KataGo's per-sample learning rate before lr_scale and warm-up.
 constexpr double kBaseLearningRate = 3e-5;
 constexpr int kCheckpointsKept = 2;
+// Only rank 0 writes checkpoints, and a write takes seconds, so a temporary this old is a killed
+// trainer's.
+constexpr std::chrono::seconds kStaleCheckpointAge{3600};
 constexpr char kCheckpointPrefix[] = "ckpt-";
 constexpr char kTrainerStateFile[] = "trainer.pt";
 constexpr char kStateFile[] = "state.json";
@@ -77,9 +80,14 @@ void WriteCheckpoint(const std::string& train_dir, const nn::NetTrainer& trainer
   out.Commit();
   const std::vector<std::string> all = ListCheckpoints(train_dir);
   for (size_t i = 0; i + kCheckpointsKept < all.size(); ++i) {
-    boost::system::error_code error;
-    fs::remove_all(dir + "/" + all[i], error);
+    try {
+      RemovePublished(dir + "/" + all[i]);
+    } catch (const IoError& e) {
+      logger.Warning(std::string("cannot remove old checkpoint: ") + e.what());
+    }
   }
+  // What a killed trainer left: a checkpoint half written, or an old one half removed.
+  RemoveStaleTemporaries(dir, kStaleCheckpointAge);
   logger.Info("checkpoint " + path + " (" + std::to_string(state.samples) + " samples" +
               (state.in_epoch
                    ? ", epoch in progress at step " + std::to_string(state.epoch_steps_done) + "/" +

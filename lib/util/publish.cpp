@@ -278,6 +278,17 @@ int RemoveStaleTemporaries(const std::string& dir, std::chrono::seconds max_age)
   return removed;
 }
 
+bool RemovePublished(const std::string& path) {
+  const std::string temporary = TemporaryPathFor(path);
+  if (rename(path.c_str(), temporary.c_str()) != 0) {
+    if (errno == ENOENT) return false;
+    ThrowErrno("rename '" + path + "' to", temporary, errno);
+  }
+  boost::system::error_code ignored;  // what is left is a temporary, removed once stale
+  fs::remove_all(temporary, ignored);
+  return true;
+}
+
 std::string ReadFile(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) ThrowErrno("open", path, errno);

@@ -69,6 +69,12 @@ void EnsureDirectory(const std::string& path);
 // Names (not paths) of published entries of dir, sorted; temporaries are skipped. A missing
 // directory lists as empty.
 std::vector<std::string> ListPublished(const std::string& dir);
+// Removes a published file or directory so that no reader, and no run restarted after a crash,
+// ever sees it half-deleted: it is renamed to a temporary name first, then deleted. Returns
+// false when it was already gone (another process removed it). Throws IoError naming the path
+// when it cannot be renamed; a renamed temporary that cannot be deleted is left for
+// RemoveStaleTemporaries.
+bool RemovePublished(const std::string& path);
 // Removes temporaries (files or trees) in dir whose modification time is older than max_age.
 // Returns how many were removed. Only age makes a temporary stale: its writer may be alive on
 // another machine, so max_age must exceed the longest write.
