@@ -8,6 +8,8 @@
 //                --games 20 --board-size 9 --output-dir OUT [--ladder L --name1 M --name2 gnugo-l1]
 //   tengen-match --ladder L --ladder-show
 
+#include <chrono>
+#include <cmath>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -48,6 +50,9 @@ ConfigSpec MakeSpec() {
            "move cap before two passes (0: 4 x board area); capped games are scored as they are");
   spec.Int("max_cleanup_moves", 0, 0, kMaxMoveCap,
            "moves of the cleanup phase after two passes (0: board area)");
+  spec.Double("gtp_timeout", 600, 0, 1e6,
+              "seconds an engine may take to answer one command, genmove included (0: no "
+              "limit); one that takes longer forfeits the game and is restarted");
   spec.String("output_dir", "", "directory for <sgf-prefix>-NNN.sgf and match.json");
   spec.String("sgf_prefix", "game", "SGF file names: <sgf-prefix>-NNN.sgf");
   spec.String("ladder", "", "Elo ladder file to add this match to (e.g. BASE/ladder/ladder.json)");
@@ -89,6 +94,8 @@ int Main(int argc, const char* const argv[]) {
   options.rules = pipeline::RulesFromConfig(config);
   options.max_moves = static_cast<int>(config.GetInt("max_moves"));
   options.max_cleanup_moves = static_cast<int>(config.GetInt("max_cleanup_moves"));
+  options.gtp_timeout = std::chrono::milliseconds(
+      static_cast<int64_t>(std::llround(config.GetDouble("gtp_timeout") * 1000)));
   options.output_dir = config.GetString("output_dir");
   options.sgf_prefix = config.GetString("sgf_prefix");
   if (options.output_dir.empty())

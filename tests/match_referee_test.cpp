@@ -1,12 +1,13 @@
 // The referee of tengen-match (match/match.h) against scripted fake engines: a small bash GTP
 // engine that answers genmove with the moves given on its command line. Illegal moves, answers
-// that are not moves, resignation, a refused legal move and an engine that dies all end the
-// game against the engine at fault; scoring after cleanup or final_status_list; the SGFs and
-// match.json written.
+// that are not moves, resignation, a refused legal move, an engine that dies and one that stops
+// answering all end the game against the engine at fault; scoring after cleanup or
+// final_status_list; the SGFs and match.json written.
 
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -25,9 +26,9 @@ namespace {
 using tengen::testing::TempDir;
 
 // Answers genmove / kgs-genmove_cleanup with its arguments in order ("pass" once they run out;
-// the list restarts at clear_board). Special moves: "die" exits at once. Options before the
-// moves: --cleanup lists kgs-genmove_cleanup, --dead VERTICES answers final_status_list dead
-// (and lists it), --refuse-play refuses every play command.
+// the list restarts at clear_board). Special moves: "die" exits at once, "hang" stops answering.
+// Options before the moves: --cleanup lists kgs-genmove_cleanup, --dead VERTICES answers
+// final_status_list dead (and lists it), --refuse-play refuses every play command.
 const char* const kFakeEngine = R"(#!/bin/bash
 cleanup=0; dead=""; refuse=0
 while [ $# -gt 0 ]; do
@@ -53,6 +54,7 @@ while read -r cmd rest; do
     genmove|kgs-genmove_cleanup)
       if [ $i -lt ${#moves[@]} ]; then m=${moves[$i]}; i=$((i+1)); else m=pass; fi
       [ "$m" = die ] && exit 3
+      [ "$m" = hang ] && exec sleep 60
       printf '= %s\n\n' "$m";;
     play) if [ $refuse = 1 ]; then printf '? illegal move\n\n'; else printf '= \n\n'; fi;;
     final_status_list) printf '= %s\n\n' "$dead";;
@@ -73,8 +75,10 @@ struct Fakes {
 };
 
 MatchReport Run(const Fakes& fakes, const std::vector<std::string>& engine1,
-                const std::vector<std::string>& engine2, int games, const std::string& out) {
+                const std::vector<std::string>& engine2, int games, const std::string& out,
+                std::chrono::milliseconds gtp_timeout = std::chrono::milliseconds::zero()) {
   MatchOptions options;
+  options.gtp_timeout = gtp_timeout;
   options.engines[0].argv = fakes.Argv(engine1);
   options.engines[0].name = "one";
   options.engines[1].argv = fakes.Argv(engine2);
@@ -159,6 +163,28 @@ TEST_CASE("match: an engine that dies forfeits and is restarted for the next gam
   CHECK(report.games[1].result == "B+F");
   CHECK(report.games[1].moves == 3);  // the restarted engine answered before dying
   CHECK(report.score.losses == 2);
+}
+
+TEST_CASE("match: an engine that does not answer within gtp_timeout forfeits and is restarted") {
+  Fakes fakes;
+  TempDir out;
+  // Engine 2 stops answering at its first genmove, in each game: it is killed, forfeits, and a
+  // fresh one plays the next game.
+  const MatchReport report =
+      Run(fakes, {"c3", "b2"}, {"hang"}, 2, out.path(), std::chrono::milliseconds(300));
+  REQUIRE(report.games.size() == 2);
+  CHECK(report.score.wins == 2);
+  CHECK(report.games[0].result == "B+F");
+  CHECK(report.games[1].result == "W+F");
+  CHECK(report.games[0].faulty_engine == 1);  // white in game 1
+  CHECK(report.games[1].faulty_engine == 0);  // black in game 2
+  CHECK(Contains(report.games[0].detail, "did not answer 'genmove white' within 0.3 s"));
+  CHECK(Contains(report.games[1].detail, "did not answer 'genmove black' within 0.3 s"));
+  // An engine that answers in time is not affected by the limit.
+  const MatchReport fine =
+      Run(fakes, {"c3", "pass"}, {"b2", "pass"}, 1, out.path(), std::chrono::milliseconds(5000));
+  REQUIRE(fine.games.size() == 1);
+  CHECK(fine.games[0].end == GameEnd::kScored);
 }
 
 TEST_CASE("match: scoring after two passes, with cleanup or final_status_list") {

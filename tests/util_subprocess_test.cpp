@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
+
 #include <signal.h>
 
+#include <chrono>
 #include <string>
 
 #include "util/error.h"
@@ -39,6 +41,20 @@ TEST_CASE("subprocess: ReadAll, a last line without newline, stderr capture") {
   REQUIRE(partial.ReadLine(&line));
   CHECK(line == "b");
   CHECK_FALSE(partial.ReadLine(&line));
+}
+
+TEST_CASE("subprocess: ReadLine with a timeout throws TimeoutError and keeps what arrived") {
+  Subprocess child({"/bin/bash", "-c", "printf 'abc'; read -r go; printf 'def\\nghi\\n'"});
+  std::string line;
+  CHECK_THROWS_WITH_AS(child.ReadLine(&line, std::chrono::milliseconds(200)),
+                       doctest::Contains("/bin/bash"), TimeoutError);
+  child.WriteLine("go");
+  REQUIRE(child.ReadLine(&line, std::chrono::milliseconds(60000)));
+  CHECK(line == "abcdef");
+  REQUIRE(child.ReadLine(&line, std::chrono::milliseconds(60000)));
+  CHECK(line == "ghi");
+  CHECK_FALSE(child.ReadLine(&line, std::chrono::milliseconds(60000)));
+  CHECK(child.Wait() == 0);
 }
 
 TEST_CASE("subprocess: RunProcess gives exit code and output") {

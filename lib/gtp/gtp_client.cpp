@@ -1,9 +1,18 @@
 #include "gtp/gtp_client.h"
 
+#include <algorithm>
 #include <sstream>
 #include <utility>
 
+#include "util/log.h"
+
 namespace tengen::gtp {
+namespace {
+
+// How long an engine told to quit may take to exit before it is killed.
+constexpr std::chrono::milliseconds kQuitTimeout{10000};
+
+}  // namespace
 
 std::vector<std::string> SplitCommandLine(const std::string& command_line) {
   std::vector<std::string> words;
@@ -48,16 +57,19 @@ std::vector<std::string> SplitCommandLine(const std::string& command_line) {
   return words;
 }
 
-GtpClient::GtpClient(const std::vector<std::string>& argv, std::string label)
-    : label_(std::move(label)), process_(argv) {}
+GtpClient::GtpClient(const std::vector<std::string>& argv, std::string label,
+                     std::chrono::milliseconds timeout)
+    : label_(std::move(label)), timeout_(timeout), process_(argv) {}
 
 GtpClient::~GtpClient() {
   // Reading to the end of its output waits until the engine has exited; one that has died
-  // already throws here. Either way process_'s destructor reaps (or kills) it.
+  // already throws here, and one that hangs is given kQuitTimeout (none when it hung before).
+  // Either way process_'s destructor reaps (or kills) it.
+  if (timed_out_) return;
   try {
     process_.WriteLine("quit");
     std::string line;
-    while (process_.ReadLine(&line)) {
+    while (process_.ReadLine(&line, kQuitTimeout)) {
     }
   } catch (const std::exception&) {
   }
@@ -69,9 +81,10 @@ GtpReply GtpClient::Send(const std::string& command) {
   } catch (const IoError& e) {
     throw GtpProtocolError(label_ + " is not running (sending '" + command + "'): " + e.what());
   }
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
   std::string line;
   do {
-    if (!process_.ReadLine(&line)) {
+    if (!ReadLine(&line, command, deadline)) {
       throw GtpProtocolError(label_ + " closed its output after '" + command + "'");
     }
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -87,7 +100,7 @@ GtpReply GtpClient::Send(const std::string& command) {
   if (start < line.size() && line[start] == ' ') ++start;
   reply.text = line.substr(start);
   while (true) {
-    if (!process_.ReadLine(&line)) {
+    if (!ReadLine(&line, command, deadline)) {
       throw GtpProtocolError(label_ + " closed its output in the middle of answering '" + command +
                              "'");
     }
@@ -97,6 +110,20 @@ GtpReply GtpClient::Send(const std::string& command) {
   }
   while (!reply.text.empty() && reply.text.back() == ' ') reply.text.pop_back();
   return reply;
+}
+
+bool GtpClient::ReadLine(std::string* line, const std::string& command,
+                         std::chrono::steady_clock::time_point deadline) {
+  if (timeout_ <= std::chrono::milliseconds::zero()) return process_.ReadLine(line);
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+  try {
+    return process_.ReadLine(line, std::max(left, std::chrono::milliseconds(1)));
+  } catch (const TimeoutError&) {
+    timed_out_ = true;
+    throw GtpProtocolError(label_ + " did not answer '" + command + "' within " +
+                           FormatFixed(std::chrono::duration<double>(timeout_).count(), 1) + " s");
+  }
 }
 
 std::string GtpClient::Must(const std::string& command) {

@@ -7,6 +7,7 @@
 // Empty lines before an answer are skipped; any other line there is a protocol error, because
 // an engine must not write anything else to stdout. Engines' stderr passes through to ours.
 
+#include <chrono>
 #include <set>
 #include <string>
 #include <vector>
@@ -36,14 +37,18 @@ std::vector<std::string> SplitCommandLine(const std::string& command_line);
 class GtpClient {
  public:
   // Starts the engine; throws IoError when it cannot be started. `label` names it in errors.
-  GtpClient(const std::vector<std::string>& argv, std::string label);
-  // Sends quit (ignoring any failure) and reaps the child.
+  // `timeout` (zero: none) is how long the engine may take to answer one command in full.
+  GtpClient(const std::vector<std::string>& argv, std::string label,
+            std::chrono::milliseconds timeout = std::chrono::milliseconds::zero());
+  // Sends quit and waits a few seconds for the engine to exit (ignoring any failure), then
+  // kills it if it still runs, and reaps it.
   ~GtpClient();
   GtpClient(const GtpClient&) = delete;
   GtpClient& operator=(const GtpClient&) = delete;
 
-  // Sends one command and reads its answer; throws GtpProtocolError when the engine has gone
-  // or answers with something that is not GTP.
+  // Sends one command and reads its answer; throws GtpProtocolError when the engine has gone,
+  // answers with something that is not GTP, or takes longer than the timeout (it is then in an
+  // unknown state: replace it).
   GtpReply Send(const std::string& command);
   // Send, and a '?' answer becomes a GtpProtocolError with the engine's message.
   std::string Must(const std::string& command);
@@ -53,7 +58,13 @@ class GtpClient {
   const std::string& label() const { return label_; }
 
  private:
+  // The next line of the engine's output before `deadline` (when limited); false at its end.
+  bool ReadLine(std::string* line, const std::string& command,
+                std::chrono::steady_clock::time_point deadline);
+
   std::string label_;
+  std::chrono::milliseconds timeout_;
+  bool timed_out_ = false;  // it did not answer in time: not asked to quit, only killed
   Subprocess process_;
   bool listed_ = false;
   std::set<std::string> commands_;

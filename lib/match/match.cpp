@@ -297,7 +297,8 @@ MatchReport RunMatch(const MatchOptions& options, Logger& logger,
     engines[i].reset();  // the old process first: it may hold a GPU or a lock
     engines[i] = std::make_unique<gtp::GtpClient>(
         options.engines[i].argv,
-        "engine " + std::to_string(i + 1) + " (" + options.engines[i].argv.at(0) + ")");
+        "engine " + std::to_string(i + 1) + " (" + options.engines[i].argv.at(0) + ")",
+        options.gtp_timeout);
   };
   for (int i = 0; i < 2; ++i) {
     report.commands[i] = options.engines[i].argv;

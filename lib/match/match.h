@@ -9,7 +9,8 @@
 //   - by resignation ("resign"): a loss for the engine that resigned (RE B+R / W+R);
 //   - by forfeit (RE B+F / W+F), a loss for the engine at fault: an illegal move by our rules
 //     (occupied, suicide, ko, superko), an answer that is not a move, a refused or failed
-//     command, or an engine that dies or breaks the protocol. An engine that refuses a move
+//     command, or an engine that dies, breaks the protocol or does not answer a command within
+//     gtp_timeout. An engine that refuses a move
 //     the referee found legal is at fault too: its rules differ from the match's, and the game
 //     cannot go on;
 //   - by the move cap (max_moves; default 4 x board area): scored as the board stands;
@@ -30,6 +31,7 @@
 // after every game, so a match stopped half way still has its results. An engine that failed
 // (died, broke the protocol) is restarted before the next game.
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -55,7 +57,10 @@ struct MatchOptions {
   go::Rules rules;
   int max_moves = 0;          // moves before two passes (0: 4 x board area)
   int max_cleanup_moves = 0;  // moves of the cleanup phase (0: board area)
-  std::string output_dir;     // "" : nothing written
+  // How long an engine may take to answer one command, genmove included (zero: no limit). One
+  // that takes longer forfeits the game and is restarted before the next.
+  std::chrono::milliseconds gtp_timeout{0};
+  std::string output_dir;  // "" : nothing written
   std::string sgf_prefix = "game";
 };
 

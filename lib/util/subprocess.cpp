@@ -6,8 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
 #include <ctime>
 
@@ -24,6 +26,21 @@ constexpr size_t kReadChunk = 1 << 16;
 
 std::string Describe(const std::string& name, pid_t pid) {
   return "'" + name + "' (pid " + std::to_string(pid) + ")";
+}
+
+// Waits until fd has something to read (or its end) or `deadline` passes (TimeoutError naming
+// `who`).
+void WaitReadable(int fd, std::chrono::steady_clock::time_point deadline, const std::string& who) {
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) throw TimeoutError(who + " wrote no whole line in time");
+    pollfd entry{fd, POLLIN, 0};
+    const int ready =
+        poll(&entry, 1, static_cast<int>(std::min<int64_t>(left.count() + 1, 1 << 30)));
+    if (ready > 0) return;
+    if (ready < 0 && errno != EINTR) ThrowErrno("cannot poll " + who, errno);
+  }
 }
 
 void CloseFd(int* fd) {
@@ -222,8 +239,9 @@ void Subprocess::WriteLine(const std::string& line) {
   }
 }
 
-bool Subprocess::FillBuffer() {
+bool Subprocess::FillBuffer(bool limited, std::chrono::steady_clock::time_point deadline) {
   if (out_fd_ < 0) return false;
+  if (limited) WaitReadable(out_fd_, deadline, Describe(name_, pid_));
   char chunk[kReadChunk];
   while (true) {
     const ssize_t got = read(out_fd_, chunk, sizeof(chunk));
@@ -239,7 +257,9 @@ bool Subprocess::FillBuffer() {
   }
 }
 
-bool Subprocess::ReadLine(std::string* line) {
+bool Subprocess::ReadLine(std::string* line, std::chrono::milliseconds timeout) {
+  const bool limited = timeout > std::chrono::milliseconds::zero();
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
   size_t scanned = 0;
   while (true) {
     const size_t newline = buffer_.find('\n', scanned);
@@ -249,7 +269,7 @@ bool Subprocess::ReadLine(std::string* line) {
       return true;
     }
     scanned = buffer_.size();
-    if (!FillBuffer()) break;
+    if (!FillBuffer(limited, deadline)) break;
   }
   // A last line without '\n' still counts as a line.
   if (buffer_.empty()) return false;

@@ -4,10 +4,19 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
+#include "util/error.h"
+
 namespace tengen {
+
+// A child that did not write a whole line within the time allowed.
+class TimeoutError : public IoError {
+ public:
+  explicit TimeoutError(const std::string& what) : IoError(what) {}
+};
 
 class Subprocess {
  public:
@@ -25,8 +34,11 @@ class Subprocess {
   // calling thread for the duration of the write (and a pending one consumed), so a dead child
   // gives an IoError rather than killing this process; no process-wide signal state changes.
   void WriteLine(const std::string& line);
-  // Reads one line without its '\n'; false at end of output.
-  bool ReadLine(std::string* line);
+  // Reads one line without its '\n'; false at end of output. With a timeout (zero: none),
+  // throws TimeoutError naming the child when no whole line arrives within it; what did arrive
+  // stays buffered for the next read.
+  bool ReadLine(std::string* line,
+                std::chrono::milliseconds timeout = std::chrono::milliseconds::zero());
   // Everything the child writes until it closes stdout.
   std::string ReadAll();
   void CloseStdin();
@@ -38,7 +50,9 @@ class Subprocess {
   pid_t pid() const { return pid_; }
 
  private:
-  bool FillBuffer();
+  // Appends what the child wrote next; false at end of output. Waits until `deadline` at most
+  // when `limited` (then TimeoutError).
+  bool FillBuffer(bool limited = false, std::chrono::steady_clock::time_point deadline = {});
   std::string name_;  // argv[0], for error messages
   pid_t pid_ = -1;
   int in_fd_ = -1;   // child's stdin
