@@ -12,6 +12,8 @@
 #   --node-rank R   its own rank 0..M-1 and the same
 #   --master-addr   host of node 0 (default 127.0.0.1) and --master-port (default 29500)
 #   --batch-size B  the global batch over all ranks; --precision fp32|bf16|fp16|auto
+#   --kill-after S  when a rank fails, the others get SIGINT, and SIGKILL after S seconds
+#                   (default 120) if they still run (blocked in a collective with the dead rank)
 # Everything after -- goes to every rank (e.g. --config configs/trainer.cfg --output-dir BASE
 # --training-name NAME). Only rank 0 writes checkpoints and snapshots. SIGINT/SIGTERM are
 # passed to every rank (they checkpoint and exit 0); if one rank fails, the others are stopped.
@@ -19,8 +21,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${TENGEN_BIN:-${BUILD_DIR:-$root/build/release}/bin}
 
-usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-ranks=1 device=cpu nodes=1 node_rank=0 master_addr=127.0.0.1 master_port=29500
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+ranks=1 device=cpu nodes=1 node_rank=0 master_addr=127.0.0.1 master_port=29500 kill_after=120
 extra=()
 while (($#)); do
   case $1 in
@@ -32,12 +34,13 @@ while (($#)); do
     --master-port) master_port=$2; shift 2 ;;
     --batch-size) extra+=(--batch-size "$2"); shift 2 ;;
     --precision) extra+=(--precision "$2"); shift 2 ;;
+    --kill-after) kill_after=$2; shift 2 ;;
     --) shift; break ;;
     -h|--help) usage ;;
     *) echo "train.sh: unknown option $1 (options for the trainer go after --)" >&2; usage ;;
   esac
 done
-for v in ranks nodes node_rank master_port; do
+for v in ranks nodes node_rank master_port kill_after; do
   [[ ${!v} =~ ^[0-9]+$ ]] || { echo "train.sh: --${v//_/-} must be a number, got '${!v}'" >&2; exit 2; }
 done
 ((ranks >= 1 && nodes >= 1 && node_rank < nodes)) || { echo "train.sh: bad ranks/nodes/node-rank" >&2; exit 2; }
@@ -47,6 +50,24 @@ world=$((ranks * nodes))
 pids=()
 source "$root/scripts/lib.sh"
 stop_all() { for pid in "${pids[@]}"; do interrupt "$pid"; done; }
+# After a rank failed: SIGKILL, once kill_after seconds have passed, to the ranks still running
+# (disowned, so that `wait -n` below never takes it for a rank).
+watchdog=""
+kill_stragglers() {
+  local pid running deadline=$((SECONDS + kill_after))
+  while ((SECONDS < deadline)); do
+    running=0
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2> /dev/null && running=1; done
+    ((running)) || return 0
+    sleep 0.2
+  done
+  for pid in "${pids[@]}"; do
+    if kill -0 "$pid" 2> /dev/null && grep -q tengen-trainer "/proc/$pid/cmdline" 2> /dev/null; then
+      echo "train.sh: rank pid $pid still runs $kill_after s after the SIGINT: SIGKILL" >&2
+      kill -KILL "$pid" 2> /dev/null || true
+    fi
+  done
+}
 trap 'stop_all' INT TERM
 for ((local = 0; local < ranks; local++)); do
   rank=$((node_rank * ranks + local))
@@ -76,6 +97,10 @@ while ((remaining > 0)); do
     status=$code
     echo "train.sh: rank pid $done_pid exited with $code; stopping the others" >&2
     stop_all
+    kill_stragglers &
+    watchdog=$!
+    disown "$watchdog"
   fi
 done
+[[ -z $watchdog ]] || kill "$watchdog" 2> /dev/null || true
 exit "$status"
