@@ -225,6 +225,44 @@ TEST_CASE("trainer program: 2 epochs equal 1 epoch, stop mid-epoch, resume, 1 ep
   CHECK(lines == 2);
 }
 
+TEST_CASE("trainer program: a damaged newest checkpoint is set aside for the one before it") {
+  testing::TempDir dir;
+  Logger logger(LogLevel::kError);
+  std::atomic<bool> never{false};
+  const StopToken no_stop(&never);
+  const std::string base = MakeBase(dir);
+  const std::string checkpoints = pipeline::TrainDir(base, "t") + "/checkpoints";
+  pipeline::TrainerProgramOptions o = SmallRun(base);
+  o.max_epochs_this_instance = 1;
+  CHECK(pipeline::RunTrainer(o, logger, no_stop).samples == 64);
+  CHECK(pipeline::RunTrainer(o, logger, no_stop).samples == 128);
+  const std::vector<std::string> written = ListPublished(checkpoints);
+  REQUIRE(written.size() == 2);
+  CHECK(ReadFile(checkpoints + "/" + written[1] + "/state.json").find("trainer_file_crc32") !=
+        std::string::npos);
+  // One byte of the newest trainer.pt changes (same size): the CRC-32 tells.
+  const std::string damaged = checkpoints + "/" + written[1] + "/trainer.pt";
+  std::string bytes = ReadFile(damaged);
+  bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x5a);
+  PublishFile(damaged, bytes);
+  // The restart resumes from 64 samples and trains the second epoch again.
+  o.max_epochs_this_instance = 1;
+  const pipeline::TrainerResult again = pipeline::RunTrainer(o, logger, no_stop);
+  CHECK(again.epochs == 1);
+  CHECK(again.samples == 128);
+  CHECK(fs::exists(checkpoints + "/broken-" + written[1] + "/trainer.pt"));
+  // Every checkpoint damaged (truncated): a clear error, nothing moved, no fresh start.
+  for (const std::string& name : ListPublished(checkpoints)) {
+    if (name.rfind("ckpt-", 0) != 0) continue;
+    const std::string file = checkpoints + "/" + name + "/trainer.pt";
+    PublishFile(file, ReadFile(file).substr(0, 100));
+  }
+  const std::vector<std::string> before = ListPublished(checkpoints);
+  CHECK_THROWS_WITH_AS(pipeline::RunTrainer(o, logger, no_stop),
+                       doctest::Contains("no usable checkpoint"), Error);
+  CHECK(ListPublished(checkpoints) == before);
+}
+
 TEST_CASE("trainer program: the bucket limits epochs and a restart credits nothing twice") {
   testing::TempDir dir;
   Logger logger(LogLevel::kError);

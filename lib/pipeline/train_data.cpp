@@ -91,6 +91,10 @@ std::string TrainState::ToJson() const {
   j["epoch_files"] = epoch_files;
   j["epoch_steps_done"] = epoch_steps_done;
   j["epoch_steps"] = epoch_steps;
+  if (trainer_file_bytes >= 0) {
+    j["trainer_file_bytes"] = trainer_file_bytes;
+    j["trainer_file_crc32"] = trainer_file_crc32;
+  }
   return j.dump(2) + "\n";
 }
 
@@ -119,6 +123,10 @@ TrainState TrainState::FromJson(const std::string& text, const std::string& what
   s.epoch_files = Field<std::vector<std::string>>(j, "epoch_files", what);
   s.epoch_steps_done = Field<int64_t>(j, "epoch_steps_done", what);
   s.epoch_steps = Field<int64_t>(j, "epoch_steps", what);
+  if (j.contains("trainer_file_bytes")) {
+    s.trainer_file_bytes = Field<int64_t>(j, "trainer_file_bytes", what);
+    s.trainer_file_crc32 = Field<std::string>(j, "trainer_file_crc32", what);
+  }
   return s;
 }
 

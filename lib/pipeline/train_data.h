@@ -55,6 +55,10 @@ struct TrainState {
   std::vector<std::string> epoch_files;
   int64_t epoch_steps_done = 0;
   int64_t epoch_steps = 0;
+  // The trainer.pt written beside this state.json: its size and CRC-32, checked at resume.
+  // -1 and "": not recorded (checkpoints of older versions).
+  int64_t trainer_file_bytes = -1;
+  std::string trainer_file_crc32;
 
   std::string ToJson() const;
   // FormatError naming `what` when a field is missing or of the wrong type.

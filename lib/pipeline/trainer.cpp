@@ -22,6 +22,7 @@
 #include "pipeline/heartbeat.h"
 #include "pipeline/torch_loader.h"
 #include "pipeline/train_data.h"
+#include "util/checksum.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/publish.h"
@@ -75,8 +76,12 @@ void WriteCheckpoint(const std::string& train_dir, const nn::NetTrainer& trainer
   std::snprintf(samples, sizeof(samples), "%015lld", static_cast<long long>(state.samples));
   const std::string path = dir + "/" + kCheckpointPrefix + samples + "-" + UniqueFileStem();
   AtomicDirectory out(path);
-  PublishFile(out.path() + "/" + kTrainerStateFile, trainer.SaveState());
-  PublishFile(out.path() + "/" + kStateFile, state.ToJson());
+  const std::string weights = trainer.SaveState();
+  PublishFile(out.path() + "/" + kTrainerStateFile, weights);
+  TrainState recorded = state;
+  recorded.trainer_file_bytes = static_cast<int64_t>(weights.size());
+  recorded.trainer_file_crc32 = Crc32Hex(weights);
+  PublishFile(out.path() + "/" + kStateFile, recorded.ToJson());
   out.Commit();
   const std::vector<std::string> all = ListCheckpoints(train_dir);
   for (size_t i = 0; i + kCheckpointsKept < all.size(); ++i) {
@@ -94,6 +99,54 @@ void WriteCheckpoint(const std::string& train_dir, const nn::NetTrainer& trainer
                          std::to_string(state.epoch_steps)
                    : "") +
               ")");
+}
+
+// Why the checkpoint in `dir` cannot be resumed from ("" when it can): state.json must parse,
+// and trainer.pt must have the size and CRC-32 that state.json recorded for it.
+std::string CheckpointProblem(const std::string& dir) {
+  try {
+    const TrainState state =
+        TrainState::FromJson(ReadFile(dir + "/" + kStateFile), dir + "/" + kStateFile);
+    const std::string weights = ReadFile(dir + "/" + kTrainerStateFile);
+    if (state.trainer_file_bytes < 0) return "";  // an older checkpoint: nothing recorded
+    if (static_cast<int64_t>(weights.size()) != state.trainer_file_bytes)
+      return std::string(kTrainerStateFile) + " has " + std::to_string(weights.size()) +
+             " bytes, " + kStateFile + " says " + std::to_string(state.trainer_file_bytes);
+    if (Crc32Hex(weights) != state.trainer_file_crc32)
+      return std::string(kTrainerStateFile) + " has CRC-32 " + Crc32Hex(weights) + ", " +
+             kStateFile + " says " + state.trainer_file_crc32;
+    return "";
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
+
+// The newest checkpoint that can be resumed from ("" when there is none at all). Broken newer
+// ones are moved aside as broken-<name> once a usable one is found; when every checkpoint is
+// broken nothing is moved and this throws, rather than silently starting afresh.
+std::string NewestUsableCheckpoint(const std::string& train_dir, Logger& logger) {
+  const std::vector<std::string> names = ListCheckpoints(train_dir);
+  const std::string dir = CheckpointsDir(train_dir);
+  std::vector<std::string> broken;
+  for (auto it = names.rbegin(); it != names.rend(); ++it) {
+    const std::string problem = CheckpointProblem(dir + "/" + *it);
+    if (problem.empty()) {
+      for (const std::string& name : broken) {
+        boost::system::error_code error;
+        fs::rename(dir + "/" + name, dir + "/broken-" + name, error);
+        logger.Warning("checkpoint " + dir + "/" + name + " moved aside as broken-" + name +
+                       (error ? " failed: " + error.message() : ""));
+      }
+      return *it;
+    }
+    logger.Warning("checkpoint " + dir + "/" + *it + " cannot be resumed from: " + problem);
+    broken.push_back(*it);
+  }
+  if (!broken.empty()) {
+    throw Error("no usable checkpoint in " + dir + " (" + std::to_string(broken.size()) +
+                " broken; see the warnings): restore one, or move them away to start afresh");
+  }
+  return "";
 }
 
 void WriteSnapshot(const TrainerProgramOptions& o, const nn::NetTrainer& trainer,
@@ -277,12 +330,17 @@ void TrainerLoop::Start() {
   // one sees a stale view of the shared directory.
   std::string choice;
   if (rank0()) {
-    const std::vector<std::string> checkpoints = ListCheckpoints(train_dir_);
-    choice = checkpoints.empty()
-                 ? "fresh " + std::to_string(SeedOrFresh(static_cast<int64_t>(o_.seed)))
-                 : "resume " + checkpoints.back();
+    try {
+      const std::string checkpoint = NewestUsableCheckpoint(train_dir_, logger_);
+      choice = checkpoint.empty()
+                   ? "fresh " + std::to_string(SeedOrFresh(static_cast<int64_t>(o_.seed)))
+                   : "resume " + checkpoint;
+    } catch (const Error& e) {
+      choice = std::string("error ") + e.what();  // every rank stops with it
+    }
   }
   if (group_ != nullptr) choice = group_->BroadcastString(choice);
+  if (choice.rfind("error ", 0) == 0) throw Error(choice.substr(6));
   if (choice.rfind("resume ", 0) == 0) {
     const std::string dir = CheckpointsDir(train_dir_) + "/" + choice.substr(7);
     state_ = TrainState::FromJson(ReadFile(dir + "/" + kStateFile), dir + "/" + kStateFile);
