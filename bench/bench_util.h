@@ -2,6 +2,8 @@
 // Helpers shared by the benchmark programs.
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,6 +24,20 @@ inline std::vector<std::string> SplitCommas(const std::string& text) {
     if (!part.empty()) parts.push_back(part);
   }
   return parts;
+}
+
+// Items per second of `step` (called repeatedly; it returns how many items it did) over at least
+// `seconds`.
+template <typename Step>
+double TimedRate(Step step, double seconds) {
+  const auto start = std::chrono::steady_clock::now();
+  int64_t items = 0;
+  double elapsed = 0;
+  do {
+    items += step();
+    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  } while (elapsed < seconds);
+  return static_cast<double>(items) / elapsed;
 }
 
 }  // namespace tengen::bench

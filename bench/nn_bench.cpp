@@ -23,8 +23,6 @@
 namespace tengen {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 ConfigSpec MakeSpec() {
   ConfigSpec spec("tengen-bench-nn", "Net forward evaluations/s by batch size and precision.");
   spec.String("arch", "b6c96", "architecture b{blocks}c{channels}");
@@ -60,15 +58,12 @@ nn::EvalBatch RandomBatch(int n, int pos_len, Rng& rng) {
 // Evaluations per second of one run: whole batches until `seconds` have passed.
 double TimedRun(nn::Evaluator& evaluator, const nn::EvalBatch& batch, double seconds) {
   nn::EvalOutput out;
-  const auto start = Clock::now();
-  int64_t evals = 0;
-  double elapsed = 0;
-  do {
-    evaluator.Evaluate(batch, &out);
-    evals += batch.size;
-    elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  } while (elapsed < seconds);
-  return static_cast<double>(evals) / elapsed;
+  return bench::TimedRate(
+      [&] {
+        evaluator.Evaluate(batch, &out);
+        return static_cast<int64_t>(batch.size);
+      },
+      seconds);
 }
 
 int Main(int argc, const char* const argv[]) {

@@ -24,8 +24,6 @@
 namespace tengen {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 ConfigSpec MakeSpec() {
   ConfigSpec spec("tengen-bench-train", "Trainer samples/s by precision.");
   spec.String("arch", "b6c96", "architecture b{blocks}c{channels}");
@@ -62,15 +60,12 @@ nn::TrainBatch RandomBatch(int n, int pos_len, Rng& rng) {
 }
 
 double TimedRun(nn::NetTrainer& trainer, const nn::TrainBatch& batch, double seconds) {
-  const auto start = Clock::now();
-  int64_t samples = 0;
-  double elapsed = 0;
-  do {
-    trainer.Step(batch, batch.size, 1e-6);
-    samples += batch.size;
-    elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  } while (elapsed < seconds);
-  return static_cast<double>(samples) / elapsed;
+  return bench::TimedRate(
+      [&] {
+        trainer.Step(batch, batch.size, 1e-6);
+        return static_cast<int64_t>(batch.size);
+      },
+      seconds);
 }
 
 int Main(int argc, const char* const argv[]) {
