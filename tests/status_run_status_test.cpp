@@ -183,7 +183,7 @@ TEST_CASE("status: selfplay rates per host, data totals, shuffle, training, mode
   }
 }
 
-TEST_CASE("status: warnings for no new data, full disk and rising loss") {
+TEST_CASE("status: warnings for no new data, full disk, rising loss and broken checkpoints") {
   TempDir dir;
   BuildFixture(dir.path());
   StatusOptions o = Quiet();
@@ -194,6 +194,13 @@ TEST_CASE("status: warnings for no new data, full disk and rising loss") {
         1);
   CHECK(CountWarnings(s, "rising loss: training small") == 0);
   CHECK(CountWarnings(s, "disk nearly full") == 0);
+  CHECK(CountWarnings(s, "broken checkpoints") == 0);
+  // A checkpoint the trainer set aside as damaged.
+  testing::WriteText(dir / "train/b6c96/checkpoints/broken-ckpt-000000000000064-x/state.json",
+                     "{}");
+  testing::WriteText(dir / "train/b6c96/checkpoints/ckpt-000000000000128-y/state.json", "{}");
+  s = CollectStatus(dir.path(), o, NowSeconds());
+  CHECK(CountWarnings(s, "broken checkpoints: training b6c96: 1 damaged") == 1);
 
   o.no_data_minutes = 60;
   o.rising_loss_epochs = 4;  // 3.0, 2.5, 2.6, 2.7 is not rising over 4

@@ -12,6 +12,7 @@
 #include "match/ladder.h"
 #include "pipeline/base_dir.h"
 #include "util/error.h"
+#include "util/publish.h"
 
 namespace tengen::status {
 namespace {
@@ -193,6 +194,9 @@ void CollectTraining(RunStatus& s) {
         t.recent_loss_total.push_back(loss);
       }
     }
+    for (const std::string& name :
+         ListPublished(pipeline::TrainDir(s.base, m.name) + "/checkpoints"))
+      if (name.rfind("broken-", 0) == 0) ++t.broken_checkpoints;
     s.trainings.push_back(std::move(t));
   }
 }
@@ -270,6 +274,12 @@ void AddWarnings(RunStatus& s) {
     }
   }
   for (const TrainingStatus& t : s.trainings) {
+    if (t.broken_checkpoints > 0) {
+      s.warnings.push_back("broken checkpoints: training " + t.name + ": " +
+                           std::to_string(t.broken_checkpoints) +
+                           " damaged checkpoints set aside as train/" + t.name +
+                           "/checkpoints/broken-* (the disk, or a copy, went bad?)");
+    }
     if (!t.loss_rising) continue;
     std::string values;
     for (const double v : t.recent_loss_total) values += (values.empty() ? "" : ", ") + Num(v);
@@ -675,6 +685,7 @@ std::string StatusJson(const RunStatus& s) {
                          {"loss_ownership", NumberOrNull(m.loss_ownership)},
                          {"loss_total", NumberOrNull(m.loss_total)},
                          {"loss_rising", t.loss_rising},
+                         {"broken_checkpoints", t.broken_checkpoints},
                          {"recent_loss_total", recent}});
   }
   j["training"] = trainings;

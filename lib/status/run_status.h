@@ -65,6 +65,7 @@ struct TrainingStatus {
   EpochMetrics last;
   bool loss_rising = false;
   std::vector<double> recent_loss_total;  // the last rising_loss_epochs values
+  int broken_checkpoints = 0;             // checkpoints/broken-*: set aside by the trainer
 };
 
 struct ModelCounts {
