@@ -187,6 +187,28 @@ TEST_CASE("match: an engine that does not answer within gtp_timeout forfeits and
   CHECK(fine.games[0].end == GameEnd::kScored);
 }
 
+TEST_CASE("match: a stop while an engine thinks ends the match at once, that game uncounted") {
+  Fakes fakes;
+  TempDir out;
+  MatchOptions options;
+  options.engines[0].argv = fakes.Argv({"c3", "b2"});
+  options.engines[0].name = "one";
+  options.engines[1].argv = fakes.Argv({"hang"});  // thinks for 60 s
+  options.engines[1].name = "two";
+  options.games = 2;
+  options.board_size = 5;
+  options.output_dir = out.path();
+  Logger logger(LogLevel::kError);
+  // The stop comes while engine 2 is thinking about its first move; no time limit is set.
+  const auto start = std::chrono::steady_clock::now();
+  const MatchReport report = RunMatch(options, logger, [start] {
+    return std::chrono::steady_clock::now() - start > std::chrono::milliseconds(500);
+  });
+  CHECK(report.games.empty());
+  CHECK_FALSE(report.complete);
+  CHECK(report.score.games() == 0);
+}
+
 TEST_CASE("match: scoring after two passes, with cleanup or final_status_list") {
   Fakes fakes;
   TempDir out;

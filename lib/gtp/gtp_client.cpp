@@ -11,6 +11,8 @@ namespace {
 
 // How long an engine told to quit may take to exit before it is killed.
 constexpr std::chrono::milliseconds kQuitTimeout{10000};
+// How often an awaited answer checks the caller's interrupt.
+constexpr std::chrono::milliseconds kInterruptPoll{100};
 
 }  // namespace
 
@@ -65,7 +67,7 @@ GtpClient::~GtpClient() {
   // Reading to the end of its output waits until the engine has exited; one that has died
   // already throws here, and one that hangs is given kQuitTimeout (none when it hung before).
   // Either way process_'s destructor reaps (or kills) it.
-  if (timed_out_) return;
+  if (abandoned_) return;
   try {
     process_.WriteLine("quit");
     std::string line;
@@ -114,15 +116,31 @@ GtpReply GtpClient::Send(const std::string& command) {
 
 bool GtpClient::ReadLine(std::string* line, const std::string& command,
                          std::chrono::steady_clock::time_point deadline) {
-  if (timeout_ <= std::chrono::milliseconds::zero()) return process_.ReadLine(line);
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-      deadline - std::chrono::steady_clock::now());
-  try {
-    return process_.ReadLine(line, std::max(left, std::chrono::milliseconds(1)));
-  } catch (const TimeoutError&) {
-    timed_out_ = true;
-    throw GtpProtocolError(label_ + " did not answer '" + command + "' within " +
-                           FormatFixed(std::chrono::duration<double>(timeout_).count(), 1) + " s");
+  using std::chrono::milliseconds;
+  const bool limited = timeout_ > milliseconds::zero();
+  if (!limited && !interrupted_) return process_.ReadLine(line);
+  while (true) {
+    milliseconds slice = kInterruptPoll;
+    if (limited) {
+      const auto left =
+          std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
+      slice = interrupted_ ? std::min(left, kInterruptPoll) : left;
+    }
+    try {
+      // A timed-out read keeps what arrived, so the next slice goes on from there.
+      return process_.ReadLine(line, std::max(slice, milliseconds(1)));
+    } catch (const TimeoutError&) {
+      if (interrupted_ && interrupted_()) {
+        abandoned_ = true;
+        throw GtpInterrupted(label_ + " was answering '" + command + "' when told to stop");
+      }
+      if (limited && std::chrono::steady_clock::now() >= deadline) {
+        abandoned_ = true;
+        throw GtpProtocolError(label_ + " did not answer '" + command + "' within " +
+                               FormatFixed(std::chrono::duration<double>(timeout_).count(), 1) +
+                               " s");
+      }
+    }
   }
 }
 

@@ -8,8 +8,10 @@
 // an engine must not write anything else to stdout. Engines' stderr passes through to ours.
 
 #include <chrono>
+#include <functional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "util/error.h"
@@ -22,6 +24,12 @@ namespace tengen::gtp {
 class GtpProtocolError : public Error {
  public:
   explicit GtpProtocolError(const std::string& what) : Error(what) {}
+};
+
+// Send gave up because the caller's interrupt said so while the engine was still answering.
+class GtpInterrupted : public Error {
+ public:
+  explicit GtpInterrupted(const std::string& what) : Error(what) {}
 };
 
 struct GtpReply {
@@ -50,6 +58,9 @@ class GtpClient {
   // answers with something that is not GTP, or takes longer than the timeout (it is then in an
   // unknown state: replace it).
   GtpReply Send(const std::string& command);
+  // Makes Send give up with GtpInterrupted once `interrupted` returns true; it is asked about
+  // every 100 ms while an answer is awaited. The engine is then in an unknown state: replace it.
+  void set_interrupt(std::function<bool()> interrupted) { interrupted_ = std::move(interrupted); }
   // Send, and a '?' answer becomes a GtpProtocolError with the engine's message.
   std::string Must(const std::string& command);
   // Whether list_commands names `command` (asked once, on first use).
@@ -64,7 +75,8 @@ class GtpClient {
 
   std::string label_;
   std::chrono::milliseconds timeout_;
-  bool timed_out_ = false;  // it did not answer in time: not asked to quit, only killed
+  std::function<bool()> interrupted_;
+  bool abandoned_ = false;  // timed out or interrupted mid-answer: not asked to quit, only killed
   Subprocess process_;
   bool listed_ = false;
   std::set<std::string> commands_;

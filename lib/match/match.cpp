@@ -51,11 +51,14 @@ class Referee {
     names_[1] = names[1];
   }
 
+  // The game to its end, or until `stop` (then outcome.interrupted).
   GameOutcome Play();
   const go::GameState& state() const { return state_; }
 
  private:
   static int Side(go::Color color) { return color == go::Color::kBlack ? 0 : 1; }
+  // Play's work; throws GtpInterrupted when `stop` cuts an engine's answer short.
+  void PlayToEnd();
   // Ends the game as a loss for `side`.
   void Forfeit(int side, const std::string& why, bool restart);
   // One move by the side to move; false when the game ended.
@@ -166,6 +169,8 @@ void Referee::Score(bool cleaned_up, bool ask_dead) {
           }
         }
         removed = std::to_string(count) + " dead stones removed as " + names_[side] + " said";
+      } catch (const gtp::GtpInterrupted&) {
+        throw;  // the match is stopping: no result
       } catch (const Error&) {
         continue;  // no opinion from this engine; the board is scored as it stands
       }
@@ -186,6 +191,16 @@ void Referee::Score(bool cleaned_up, bool ask_dead) {
 }
 
 GameOutcome Referee::Play() {
+  try {
+    PlayToEnd();
+  } catch (const gtp::GtpInterrupted&) {
+    outcome_.interrupted = true;  // stopped while an engine was thinking
+  }
+  outcome_.moves = static_cast<int>(state_.moves().size());
+  return outcome_;
+}
+
+void Referee::PlayToEnd() {
   const std::string size = std::to_string(options_.board_size);
   for (int side = 0; side < 2; ++side) {
     try {
@@ -195,7 +210,7 @@ GameOutcome Referee::Play() {
     } catch (const gtp::GtpProtocolError& e) {
       outcome_.faulty_engine = side;
       Forfeit(side, e.what(), true);
-      return outcome_;
+      return;
     }
   }
   const int max_moves = options_.max_moves > 0 ? options_.max_moves : 4 * area_;
@@ -239,8 +254,6 @@ GameOutcome Referee::Play() {
     Score(cleanup, !cleanup);
     break;
   }
-  outcome_.moves = static_cast<int>(state_.moves().size());
-  return outcome_;
 }
 
 nlohmann::json CommandJson(const std::vector<std::string>& argv) {
@@ -299,6 +312,7 @@ MatchReport RunMatch(const MatchOptions& options, Logger& logger,
         options.engines[i].argv,
         "engine " + std::to_string(i + 1) + " (" + options.engines[i].argv.at(0) + ")",
         options.gtp_timeout);
+    if (stop) engines[i]->set_interrupt(stop);
   };
   for (int i = 0; i < 2; ++i) {
     report.commands[i] = options.engines[i].argv;

@@ -98,8 +98,9 @@ struct MatchReport {
   bool complete = false;  // every game played (not stopped)
 };
 
-// Plays options.games games (see the header comment). `stop` is polled before every move: the
-// game in flight is then dropped and the report has the finished games. Throws IoError when an
+// Plays options.games games (see the header comment). `stop` is polled before every move and
+// every 100 ms while an engine is answering (that engine is then killed): the game in flight
+// is dropped and the report has the finished games. Throws IoError when an
 // engine cannot be started, ConfigError for bad options.
 MatchReport RunMatch(const MatchOptions& options, Logger& logger,
                      const std::function<bool()>& stop = {});
