@@ -13,19 +13,10 @@ checker=$3
 work=$(mktemp -d)
 base=$work/base
 loop_pid=""
-trap '[[ -z $loop_pid ]] || kill -KILL -- "-$loop_pid" 2> /dev/null || true; [[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; [[ -f $work/loop1.log ]] && tail -20 "$work/loop1.log" >&2; exit 1; }
-count() { find "$@" 2>/dev/null | grep -v '\.tmp' | wc -l; }
-now() { date +%s; }
-# wait_for SECONDS DESCRIPTION COMMAND...
-wait_for() {
-  local deadline=$(($(now) + $1)) what=$2
-  shift 2
-  until "$@"; do
-    (($(now) < deadline)) || fail "waited $what"
-    sleep 0.2
-  done
-}
+source "$src/tests/loop_lib.sh"  # fail, count, now, wait_for
+trap 'code=$?; ((code == 0)) || tail -20 "$work/loop1.log" >&2 2> /dev/null || true
+  [[ -z $loop_pid ]] || kill -KILL -- "-$loop_pid" 2> /dev/null || true
+  [[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
 
 tiny=(--set-selfplay board_sizes=7:1 --set-selfplay pos_len=7 --set-selfplay full_visits=12
   --set-selfplay cheap_visits=6 --set-selfplay full_probability=0.5
@@ -37,16 +28,16 @@ tiny=(--set-selfplay board_sizes=7:1 --set-selfplay pos_len=7 --set-selfplay ful
 
 # A terminal's foreground job: a process group of its own, SIGINT at its default disposition
 # (a background job of this script would start with SIGINT ignored, and bash could not trap it).
-setsid env --default-signal=INT TENGEN_BIN="$bin" bash "$src/scripts/synchronous_loop.sh" \
+setsid env --default-signal=INT bash "$src/scripts/synchronous_loop.sh" \
   "$base" ctrlc tiny b1c16 0 --games-per-cycle 100000 "${tiny[@]}" > "$work/loop1.log" 2>&1 &
 loop_pid=$!
 in_selfplay() { grep -q '"state": "selfplay"' "$base"/status/synchronous_loop-*.json 2> /dev/null; }
 has_shards() { (($(count "$base/selfplay/random/tdata" -name '*.npz') >= 1)); }
-wait_for 60 "for the selfplay phase" in_selfplay
-wait_for 60 "for selfplay shards" has_shards
+wait_for 60 "the selfplay phase" in_selfplay
+wait_for 60 "selfplay shards" has_shards
 kill -INT -- "-$loop_pid"
 exited() { ! kill -0 "$loop_pid" 2> /dev/null; }
-wait_for 60 "for the loop to stop after Ctrl-C" exited
+wait_for 60 "the loop to stop after Ctrl-C" exited
 set +e
 wait "$loop_pid"
 code=$?
@@ -63,7 +54,7 @@ leftovers=$(find "$base" -name '*.tmp*' || true)
 "$checker" "$base" > /dev/null || fail "check_base_dir found partial or corrupt files after Ctrl-C"
 
 # Run again: one whole cycle.
-TENGEN_BIN=$bin bash "$src/scripts/synchronous_loop.sh" "$base" ctrlc tiny b1c16 0 --cycles 1 \
+bash "$src/scripts/synchronous_loop.sh" "$base" ctrlc tiny b1c16 0 --cycles 1 \
   --games-per-cycle 6 "${tiny[@]}" > "$work/loop2.log" 2>&1 ||
   { code=$?; cat "$work/loop2.log"; fail "the resumed loop exited with $code"; }
 grep -q '"state": "done"' "$base"/status/synchronous_loop-*.json || fail "phase record not 'done'"
