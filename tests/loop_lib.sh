@@ -1,7 +1,8 @@
 # shellcheck shell=bash disable=SC2154
-# Shared by loop_async_test.sh, loop_faults_test.sh and loop_interrupt_test.sh (sourced): the tiny settings of
-# loop_e2e_test.sh (7x7 board, b1c16 net, a few visits, small epochs, a gatekeeper that plays 2
-# games and accepts any candidate) for the five programs running at once, and helpers.
+# Shared by loop_async_test.sh, loop_faults_test.sh and loop_interrupt_test.sh (sourced): the
+# tiny settings of loop_e2e_test.sh (7x7 board, b1c16 net, a few visits, small epochs, a
+# gatekeeper that plays 2 games and accepts any candidate) for the five programs running at
+# once, and helpers.
 # Expects: src (source dir), bin (program dir), work (scratch dir), base (base dir).
 
 export TENGEN_BIN=$bin
