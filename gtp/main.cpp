@@ -20,6 +20,7 @@
 #include "pipeline/model_registry.h"
 #include "pipeline/net_leaf_evaluator.h"
 #include "pipeline/rules_config.h"
+#include "pipeline/selfplay_config.h"
 #include "search/evaluator.h"
 #include "util/config.h"
 #include "util/error.h"
@@ -47,8 +48,7 @@ ConfigSpec MakeSpec() {
   spec.String("model", "", "model directory to play with (models/<name>/)");
   spec.String("models_dir", "", "play the newest model in this directory (not with model)");
   spec.String("device", "cpu", "where the net runs: cpu, cuda or cuda:N");
-  spec.Choice("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
-              "net precision; auto: bf16 on a CPU with native bf16, fp32 elsewhere");
+  pipeline::DeclarePlayPrecisionOption(spec);
   spec.Int("torch_threads", 1, 0, 256,
            "torch intra-op threads for a net on a CPU (0: torch's default, every core)");
   spec.Int("pos_len", 0, 0, go::kMaxSize,

@@ -59,7 +59,7 @@ ConfigSpec MakeSpec() {
   spec.String("ladder_anchors", "",
               "fixed ratings to put in the ladder, name=elo,... (e.g. gnugo-l1=0)");
   spec.Bool("ladder_show", false, "print the ladder's ratings (after adding anchors) and exit");
-  spec.String("log_level", "info", "debug, info, warning or error");
+  DeclareLogLevelOption(spec);
   return spec;
 }
 

@@ -13,6 +13,7 @@
 #include "pipeline/model_registry.h"
 #include "pipeline/selfplay_config.h"
 #include "util/error.h"
+#include "util/log.h"
 #include "util/publish.h"
 
 namespace tengen::pipeline {
@@ -308,7 +309,7 @@ void DeclareExporterOptions(ConfigSpec& spec) {
               "folded and unfolded batch norm outputs may differ by this times max(1, |output|)");
   spec.Double("stale_temporary_seconds", static_cast<double>(o.stale_temporary_age.count()), 1, 1e7,
               "delete temporaries in the queues older than this");
-  spec.Choice("log_level", "info", {"debug", "info", "warning", "error"}, "least severe logged");
+  DeclareLogLevelOption(spec);
 }
 
 ExporterOptions ExporterOptionsFromConfig(const Config& config) {

@@ -617,12 +617,11 @@ void DeclareGatekeeperOptions(ConfigSpec& spec) {
   spec.Int("num_game_threads", o.num_game_threads, 1, 4096, "concurrent games");
   spec.Int("nn_max_batch_size", o.nn_max_batch_size, 1, 4096, "largest NN batch per model");
   spec.String("device", o.device, "device of both nets: cpu, cuda or cuda:N");
-  spec.Choice("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
-              "net precision; auto: bf16 on a CPU with native bf16, fp32 elsewhere");
+  DeclarePlayPrecisionOption(spec);
   spec.Int("seed", 0, 0, kMaxSeed, "master seed of the games (0: from entropy)");
   spec.Double("poll_seconds", 10, 0.1, 86400, "how often to look for candidates");
   spec.Double("log_seconds", 30, 0.1, 86400, "how often to log match progress");
-  spec.Choice("log_level", "info", {"debug", "info", "warning", "error"}, "least severe logged");
+  DeclareLogLevelOption(spec);
 }
 
 GatekeeperOptions GatekeeperOptionsFromConfig(const Config& config) {

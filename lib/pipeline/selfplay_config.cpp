@@ -9,6 +9,7 @@
 #include "pipeline/base_dir.h"
 #include "pipeline/rules_config.h"
 #include "util/error.h"
+#include "util/log.h"
 #include "util/rng.h"
 
 namespace tengen::pipeline {
@@ -184,8 +185,7 @@ void DeclareSelfplayOptions(ConfigSpec& spec) {
   spec.String("devices", "cpu",
               "one NN batching server per entry, e.g. \"cpu\", \"cpu,cpu\", \"cuda:0,cuda:1\"; "
               "game threads are shared out round-robin");
-  spec.Choice("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
-              "net precision; auto: bf16 on a CPU with native bf16, fp32 elsewhere");
+  DeclarePlayPrecisionOption(spec);
   // The npz writer refuses members of 4 GiB or more; at pos_len 19 the float policy array
   // alone takes 1448 bytes a row, so a million rows keep every member well below that.
   spec.Int("max_rows_per_file", o.max_rows_per_file, 1, 1000000,
@@ -195,7 +195,12 @@ void DeclareSelfplayOptions(ConfigSpec& spec) {
   spec.Int("seed", 0, 0, kMaxSeed, "master seed of the per-game seeds (0: from entropy)");
   spec.Double("model_check_seconds", 10, 0.1, 86400, "how often to look for a newer model");
   spec.Double("log_seconds", 30, 0.1, 86400, "how often to log progress");
-  spec.Choice("log_level", "info", {"debug", "info", "warning", "error"}, "least severe logged");
+  DeclareLogLevelOption(spec);
+}
+
+void DeclarePlayPrecisionOption(ConfigSpec& spec) {
+  spec.Choice("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
+              "net precision; auto: bf16 on a CPU with native bf16, fp32 elsewhere");
 }
 
 SelfplayOptions SelfplayOptionsFromConfig(const Config& config) {

@@ -228,7 +228,7 @@ void DeclareShuffleOptions(ConfigSpec& spec) {
            "(the output depends on the seed only)");
   spec.Int("seed", 0, 0, kMaxSeed, "random seed; 0 draws a fresh one");
   spec.Double("heartbeat_seconds", 5.0, 0.1, 3600.0, "how often status/ is refreshed");
-  spec.Choice("log_level", "info", {"debug", "info", "warning", "error"}, "least severe logged");
+  DeclareLogLevelOption(spec);
 }
 
 ShuffleOptions ShuffleOptionsFromConfig(const Config& config) {

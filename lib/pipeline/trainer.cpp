@@ -733,7 +733,7 @@ void DeclareTrainerOptions(ConfigSpec& spec) {
   spec.Double("heartbeat_seconds", 5.0, 0.1, 3600.0, "how often status/ is refreshed");
   spec.Int("simulate_oom_above", 0, 0, 1 << 20,
            "testing: a micro-batch above this fails as if out of memory (0 = off)");
-  spec.Choice("log_level", "info", {"debug", "info", "warning", "error"}, "least severe logged");
+  DeclareLogLevelOption(spec);
 }
 
 TrainerProgramOptions TrainerOptionsFromConfig(const Config& config) {

@@ -5,6 +5,7 @@
 #include <ctime>
 #include <iostream>
 
+#include "util/config.h"
 #include "util/error.h"
 
 namespace tengen {
@@ -29,6 +30,10 @@ LogLevel ParseLogLevel(const std::string& name) {
   if (name == "warning") return LogLevel::kWarning;
   if (name == "error") return LogLevel::kError;
   throw ConfigError("unknown log level '" + name + "' (debug, info, warning, error)");
+}
+
+void DeclareLogLevelOption(ConfigSpec& spec) {
+  spec.Choice("log_level", "info", {"debug", "info", "warning", "error"}, "least severe logged");
 }
 
 std::string UtcTimestamp() {

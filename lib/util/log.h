@@ -16,6 +16,10 @@ const char* LogLevelName(LogLevel level);
 // Parses "debug", "info", "warning", "error"; throws ConfigError otherwise.
 LogLevel ParseLogLevel(const std::string& name);
 
+class ConfigSpec;
+// Declares the log_level key every program takes: debug, info (the default), warning or error.
+void DeclareLogLevelOption(ConfigSpec& spec);
+
 // "2026-11-21T10:04:05.123Z" for the current time.
 std::string UtcTimestamp();
 // "2026-11-21T10:04:05Z" for the current time (metadata files).
