@@ -43,7 +43,6 @@
 #include "nn/torch/model.h"
 #include "pipeline/base_dir.h"
 #include "pipeline/train_data.h"
-#include "util/checksum.h"
 #include "util/publish.h"
 
 namespace tengen {
@@ -228,12 +227,8 @@ class Checker {
           bool is_dir = false;
           if (!Stat(ckpt + "/trainer.pt", &stamp, &is_dir) || stamp.size <= 0)
             throw std::runtime_error("trainer.pt is missing or empty");
-          if (s.trainer_file_bytes >= 0) {
-            const std::string weights = ReadFile(ckpt + "/trainer.pt");
-            if (static_cast<int64_t>(weights.size()) != s.trainer_file_bytes ||
-                Crc32Hex(weights) != s.trainer_file_crc32)
-              throw std::runtime_error("trainer.pt differs from the size and CRC-32 in state.json");
-          }
+          if (s.trainer_file_bytes >= 0)
+            s.CheckTrainerFile(ReadFile(ckpt + "/trainer.pt"), ckpt + "/trainer.pt");
           std::cout << "state " << ckpt << " " << s.samples << " " << s.epochs << " "
                     << (s.in_epoch ? 1 : 0) << " " << std::fixed << std::setprecision(3)
                     << s.bucket_level << std::defaultfloat << " " << s.bucket_at_row << " "

@@ -8,6 +8,7 @@
 #include "pipeline/train_data.h"
 #include "test_support.h"
 #include "train_fixture.h"
+#include "util/checksum.h"
 #include "util/error.h"
 
 namespace tengen::pipeline {
@@ -77,6 +78,23 @@ TEST_CASE("train state: JSON round trip and clear errors") {
   CHECK_THROWS_WITH_AS(TrainState::FromJson("{\"samples\": 1}", "ckpt/state.json"),
                        doctest::Contains("ckpt/state.json: missing field 'epochs'"), FormatError);
   CHECK_THROWS_AS(TrainState::FromJson("not json", "f"), FormatError);
+}
+
+TEST_CASE("train state: the recorded size and CRC-32 of trainer.pt, kept through JSON") {
+  TrainState older;  // recorded nothing: any bytes pass
+  CHECK_NOTHROW(older.CheckTrainerFile("anything", "ckpt/trainer.pt"));
+  CHECK(older.ToJson().find("trainer_file") == std::string::npos);
+  TrainState s;
+  s.trainer_file_bytes = 5;
+  s.trainer_file_crc32 = Crc32Hex("hello");
+  const TrainState back = TrainState::FromJson(s.ToJson(), "state.json");
+  CHECK(back.trainer_file_bytes == 5);
+  CHECK(back.trainer_file_crc32 == s.trainer_file_crc32);
+  CHECK_NOTHROW(back.CheckTrainerFile("hello", "ckpt/trainer.pt"));
+  CHECK_THROWS_WITH_AS(back.CheckTrainerFile("hell", "ckpt/trainer.pt"),
+                       doctest::Contains("ckpt/trainer.pt has 4 bytes"), FormatError);
+  CHECK_THROWS_WITH_AS(back.CheckTrainerFile("jello", "ckpt/trainer.pt"),
+                       doctest::Contains("ckpt/trainer.pt has CRC-32"), FormatError);
 }
 
 TEST_CASE("epoch plan: random order, whole batches, no repeats when asked") {

@@ -98,6 +98,18 @@ std::string TrainState::ToJson() const {
   return j.dump(2) + "\n";
 }
 
+void TrainState::CheckTrainerFile(const std::string& bytes, const std::string& what) const {
+  if (trainer_file_bytes < 0) return;  // an older checkpoint: nothing recorded
+  if (static_cast<int64_t>(bytes.size()) != trainer_file_bytes) {
+    throw FormatError(what + " has " + std::to_string(bytes.size()) + " bytes; state.json says " +
+                      std::to_string(trainer_file_bytes));
+  }
+  const std::string crc = Crc32Hex(bytes);
+  if (crc != trainer_file_crc32) {
+    throw FormatError(what + " has CRC-32 " + crc + "; state.json says " + trainer_file_crc32);
+  }
+}
+
 TrainState TrainState::FromJson(const std::string& text, const std::string& what) {
   json j;
   try {

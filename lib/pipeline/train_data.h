@@ -60,6 +60,10 @@ struct TrainState {
   int64_t trainer_file_bytes = -1;
   std::string trainer_file_crc32;
 
+  // Throws FormatError naming `what` when `bytes` (the trainer.pt beside this state) do not
+  // have the recorded size and CRC-32; a state that recorded none accepts any bytes.
+  void CheckTrainerFile(const std::string& bytes, const std::string& what) const;
+
   std::string ToJson() const;
   // FormatError naming `what` when a field is missing or of the wrong type.
   static TrainState FromJson(const std::string& text, const std::string& what);

@@ -101,52 +101,52 @@ void WriteCheckpoint(const std::string& train_dir, const nn::NetTrainer& trainer
               ")");
 }
 
-// Why the checkpoint in `dir` cannot be resumed from ("" when it can): state.json must parse,
-// and trainer.pt must have the size and CRC-32 that state.json recorded for it.
-std::string CheckpointProblem(const std::string& dir) {
-  try {
-    const TrainState state =
-        TrainState::FromJson(ReadFile(dir + "/" + kStateFile), dir + "/" + kStateFile);
-    const std::string weights = ReadFile(dir + "/" + kTrainerStateFile);
-    if (state.trainer_file_bytes < 0) return "";  // an older checkpoint: nothing recorded
-    if (static_cast<int64_t>(weights.size()) != state.trainer_file_bytes)
-      return std::string(kTrainerStateFile) + " has " + std::to_string(weights.size()) +
-             " bytes, " + kStateFile + " says " + std::to_string(state.trainer_file_bytes);
-    if (Crc32Hex(weights) != state.trainer_file_crc32)
-      return std::string(kTrainerStateFile) + " has CRC-32 " + Crc32Hex(weights) + ", " +
-             kStateFile + " says " + state.trainer_file_crc32;
-    return "";
-  } catch (const Error& e) {
-    return e.what();
-  }
+// A checkpoint as read back: its state and the bytes of its trainer.pt.
+struct CheckpointFiles {
+  std::string dir;
+  TrainState state;
+  std::string trainer_bytes;
+};
+
+// Reads the checkpoint in `dir`; throws Error naming the file when state.json does not parse
+// or trainer.pt does not match the size and CRC-32 that state.json recorded.
+CheckpointFiles ReadCheckpoint(const std::string& dir) {
+  CheckpointFiles files;
+  files.dir = dir;
+  files.state = TrainState::FromJson(ReadFile(dir + "/" + kStateFile), dir + "/" + kStateFile);
+  files.trainer_bytes = ReadFile(dir + "/" + kTrainerStateFile);
+  files.state.CheckTrainerFile(files.trainer_bytes, dir + "/" + kTrainerStateFile);
+  return files;
 }
 
-// The newest checkpoint that can be resumed from ("" when there is none at all). Broken newer
-// ones are moved aside as broken-<name> once a usable one is found; when every checkpoint is
-// broken nothing is moved and this throws, rather than silently starting afresh.
-std::string NewestUsableCheckpoint(const std::string& train_dir, Logger& logger) {
+// The newest checkpoint that can be resumed from, read (nullopt when there is none at all).
+// Broken newer ones are moved aside as broken-<name> once a usable one is found; when every
+// checkpoint is broken nothing is moved and this throws, rather than silently starting afresh.
+std::optional<CheckpointFiles> NewestUsableCheckpoint(const std::string& train_dir,
+                                                      Logger& logger) {
   const std::vector<std::string> names = ListCheckpoints(train_dir);
   const std::string dir = CheckpointsDir(train_dir);
   std::vector<std::string> broken;
   for (auto it = names.rbegin(); it != names.rend(); ++it) {
-    const std::string problem = CheckpointProblem(dir + "/" + *it);
-    if (problem.empty()) {
+    try {
+      CheckpointFiles files = ReadCheckpoint(dir + "/" + *it);
       for (const std::string& name : broken) {
         boost::system::error_code error;
         fs::rename(dir + "/" + name, dir + "/broken-" + name, error);
         logger.Warning("checkpoint " + dir + "/" + name + " moved aside as broken-" + name +
                        (error ? " failed: " + error.message() : ""));
       }
-      return *it;
+      return files;
+    } catch (const Error& e) {
+      logger.Warning("checkpoint " + dir + "/" + *it + " cannot be resumed from: " + e.what());
+      broken.push_back(*it);
     }
-    logger.Warning("checkpoint " + dir + "/" + *it + " cannot be resumed from: " + problem);
-    broken.push_back(*it);
   }
   if (!broken.empty()) {
     throw Error("no usable checkpoint in " + dir + " (" + std::to_string(broken.size()) +
                 " broken; see the warnings): restore one, or move them away to start afresh");
   }
-  return "";
+  return std::nullopt;
 }
 
 void WriteSnapshot(const TrainerProgramOptions& o, const nn::NetTrainer& trainer,
@@ -329,12 +329,12 @@ void TrainerLoop::Start() {
   // rank follows, so that all of them take the same path (and the same collectives) even when
   // one sees a stale view of the shared directory.
   std::string choice;
+  std::optional<CheckpointFiles> resume;  // rank 0's, read while choosing
   if (rank0()) {
     try {
-      const std::string checkpoint = NewestUsableCheckpoint(train_dir_, logger_);
-      choice = checkpoint.empty()
-                   ? "fresh " + std::to_string(SeedOrFresh(static_cast<int64_t>(o_.seed)))
-                   : "resume " + checkpoint;
+      resume = NewestUsableCheckpoint(train_dir_, logger_);
+      choice = resume ? "resume " + fs::path(resume->dir).filename().string()
+                      : "fresh " + std::to_string(SeedOrFresh(static_cast<int64_t>(o_.seed)));
     } catch (const Error& e) {
       choice = std::string("error ") + e.what();  // every rank stops with it
     }
@@ -343,10 +343,11 @@ void TrainerLoop::Start() {
   if (choice.rfind("error ", 0) == 0) throw Error(choice.substr(6));
   if (choice.rfind("resume ", 0) == 0) {
     const std::string dir = CheckpointsDir(train_dir_) + "/" + choice.substr(7);
-    state_ = TrainState::FromJson(ReadFile(dir + "/" + kStateFile), dir + "/" + kStateFile);
+    if (!resume) resume = ReadCheckpoint(dir);
+    state_ = resume->state;
     trainer_ = std::make_unique<nn::NetTrainer>(*nn::TorchModel::Create(config, 0), net_options,
                                                 group_.get());
-    trainer_->LoadState(ReadFile(dir + "/" + kTrainerStateFile), dir + "/" + kTrainerStateFile);
+    trainer_->LoadState(resume->trainer_bytes, dir + "/" + kTrainerStateFile);
     last_checkpoint_ = dir;
     logger_.Info("resuming from " + dir + ": " + std::to_string(state_.samples) + " samples, " +
                  std::to_string(state_.epochs) + " epochs, bucket " +
