@@ -18,6 +18,19 @@ ensure_packages() {
     "${missing[@]}"
 }
 
+# field KEY FILE: the value of FILE's first KEY=... line (pid files).
+field() { sed -n "s/^$1=//p" "$2" 2> /dev/null | head -1; }
+
+# alive PID PROGRAM: PID is a running tengen-PROGRAM on this host, or the shell supervising one
+# (not a zombie, not a reused pid).
+alive() {
+  local cmdline
+  [[ $1 =~ ^[0-9]+$ ]] && kill -0 "$1" 2> /dev/null || return 1
+  [[ -r /proc/$1/cmdline ]] || return 0
+  cmdline=$(tr '\0' ' ' 2> /dev/null < "/proc/$1/cmdline") || return 1
+  [[ $cmdline == *tengen-$2* ]]
+}
+
 # catches_sigint PID: true once PID has a SIGINT handler of its own (Linux: /proc/PID/status).
 catches_sigint() {
   local mask

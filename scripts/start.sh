@@ -36,6 +36,7 @@
 # Exit status: 0 started; 1 refused, or the program failed at once; 2 usage.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/lib.sh"
 
 usage() { sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 die() { echo "start.sh: $*" >&2; exit 1; }
@@ -149,16 +150,6 @@ run_dir=$base/run
 log_dir=$base/logs/$program
 mkdir -p "$run_dir" "$log_dir"
 
-# alive PID: PID is a running tengen-$program on this host (not a zombie, not a reused pid).
-alive() {
-  local cmdline
-  [[ $1 =~ ^[0-9]+$ ]] && kill -0 "$1" 2>/dev/null || return 1
-  [[ -r /proc/$1/cmdline ]] || return 0
-  cmdline=$(tr '\0' ' ' 2>/dev/null < "/proc/$1/cmdline") || return 1
-  [[ $cmdline == *tengen-$program* ]]
-}
-field() { sed -n "s/^$1=//p" "$2" 2>/dev/null | head -1; }
-
 # One start.sh at a time per base directory and host (the lock is not passed to the program).
 if command -v flock > /dev/null; then
   exec 9> "$run_dir/.lock-$host"
@@ -171,11 +162,11 @@ for file in "$run_dir/$key"-*.pid; do
   file_host=$(field host "$file")
   file_pid=$(field pid "$file")
   if [[ $file_host == "$host" ]]; then
-    if alive "$file_pid"; then
+    if alive "$file_pid" "$program"; then
       if [[ $program != selfplay ]] && ((!force)); then
         die "tengen-$program${training_name:+ (training $training_name)} runs already on $host as pid $file_pid ($file); stop it with scripts/stop_all.sh $base $program, or pass --force"
       fi
-    elif ! alive "$(field supervisor "$file")" 2> /dev/null; then
+    elif ! alive "$(field supervisor "$file")" "$program" 2> /dev/null; then
       rm -f "$file"
     fi
   elif [[ $program != selfplay ]] && ((!force)); then
@@ -247,7 +238,7 @@ for ((i = 0; i < ticks; i++)); do
   kill -0 "$pid" 2> /dev/null || break
   sleep 0.1
 done
-if ! alive "$pid"; then
+if ! alive "$pid" "$program"; then
   # Give the supervisor a moment to record the exit status.
   wait "$supervisor_pid" 2> /dev/null || true
   status=$(sed -n "s/.*start.sh: tengen-$program pid $pid exited with status \\([0-9]*\\)$/\\1/p" "$out" | tail -1)

@@ -50,15 +50,6 @@ run_dir=$base/run
 host=$(hostname 2>/dev/null || echo unknown)
 host=${host//\//_}
 
-field() { sed -n "s/^$1=//p" "$2" 2>/dev/null | head -1; }
-# alive PID PROGRAM: PID is a running tengen-PROGRAM (not a zombie, not a reused pid).
-alive() {
-  local cmdline
-  [[ $1 =~ ^[0-9]+$ ]] && kill -0 "$1" 2>/dev/null || return 1
-  [[ -r /proc/$1/cmdline ]] || return 0
-  cmdline=$(tr '\0' ' ' 2>/dev/null < "/proc/$1/cmdline") || return 1
-  [[ $cmdline == *tengen-$2* ]]
-}
 wanted() {
   ((${#programs[@]} == 0)) && return 0
   local p

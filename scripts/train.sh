@@ -57,12 +57,12 @@ kill_stragglers() {
   local pid running deadline=$((SECONDS + kill_after))
   while ((SECONDS < deadline)); do
     running=0
-    for pid in "${pids[@]}"; do kill -0 "$pid" 2> /dev/null && running=1; done
+    for pid in "${pids[@]}"; do alive "$pid" trainer && running=1; done
     ((running)) || return 0
     sleep 0.2
   done
   for pid in "${pids[@]}"; do
-    if kill -0 "$pid" 2> /dev/null && grep -q tengen-trainer "/proc/$pid/cmdline" 2> /dev/null; then
+    if alive "$pid" trainer; then
       echo "train.sh: rank pid $pid still runs $kill_after s after the SIGINT: SIGKILL" >&2
       kill -KILL "$pid" 2> /dev/null || true
     fi
