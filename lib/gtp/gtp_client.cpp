@@ -144,6 +144,14 @@ bool GtpClient::ReadLine(std::string* line, const std::string& command,
   }
 }
 
+int GtpClient::WaitForExit() {
+  std::string line;
+  while (process_.ReadLine(&line, kQuitTimeout)) {
+    if (!line.empty()) throw GtpProtocolError(label_ + " wrote '" + line + "' after quit");
+  }
+  return process_.Wait();
+}
+
 std::string GtpClient::Must(const std::string& command) {
   const GtpReply reply = Send(command);
   if (!reply.ok) throw GtpProtocolError(label_ + " refused '" + command + "': " + reply.text);

@@ -63,6 +63,10 @@ class GtpClient {
   void set_interrupt(std::function<bool()> interrupted) { interrupted_ = std::move(interrupted); }
   // Send, and a '?' answer becomes a GtpProtocolError with the engine's message.
   std::string Must(const std::string& command);
+  // After `quit` was answered: reads the engine's output to its end (at most 10 s) and returns
+  // its exit code. Throws GtpProtocolError when it writes anything more, IoError when it does
+  // not exit in time (it is killed by the destructor).
+  int WaitForExit();
   // Whether list_commands names `command` (asked once, on first use).
   bool Lists(const std::string& command);
 
