@@ -29,6 +29,13 @@ std::vector<int64_t> ExpectShape(const NpzReader& reader, const std::string& nam
   return header.shape;
 }
 
+// Added to the format later than the others: older shards lack it, and read as all 1.
+constexpr const char* kScoreWeight = "score_weight";
+
+NpyArray AllOnes(int64_t rows) {
+  return NpyArray::Of(std::vector<float>(static_cast<size_t>(rows), 1.0f), {rows});
+}
+
 // A per-row array of the format: name, dtype, per-row dimensions and bytes per row.
 struct RowArray {
   const char* name;
@@ -51,6 +58,7 @@ std::vector<RowArray> RowArrays(const RowShape& s) {
           {"score", "<f4", {}, f4(1)},
           {"ownership", "|i1", {area}, static_cast<size_t>(area)},
           {"weight", "<f4", {}, f4(1)},
+          {"score_weight", "<f4", {}, f4(1)},
           {"game_id", "<i8", {}, 8},
           {"turn", "<i4", {}, 4},
           {"board_size", "|i1", {}, 1},
@@ -151,6 +159,7 @@ PackedRow PackRow(const RowShape& shape, const TrainingRow& row) {
   Put(out, &row.score, 1);
   Put(out, row.ownership.data(), row.ownership.size());
   Put(out, &row.weight, 1);
+  Put(out, &row.score_weight, 1);
   Put(out, &row.game_id, 1);
   Put(out, &row.turn, 1);
   Put(out, &row.board_size, 1);
@@ -181,6 +190,7 @@ TrainingRow UnpackRow(const RowShape& shape, const PackedRow& in) {
   at = Get(at, &row.score, 1);
   at = Get(at, row.ownership.data(), row.ownership.size());
   at = Get(at, &row.weight, 1);
+  at = Get(at, &row.score_weight, 1);
   at = Get(at, &row.game_id, 1);
   at = Get(at, &row.turn, 1);
   at = Get(at, &row.board_size, 1);
@@ -200,8 +210,12 @@ PackedShard ReadPackedShard(const std::string& path) {
   std::vector<NpyArray> data;
   data.reserve(arrays.size());
   for (const RowArray& a : arrays) {
-    NpyArray array = reader.ReadArray(a.name);
     std::vector<int64_t> expected = {n};
+    if (std::strcmp(a.name, kScoreWeight) == 0 && !reader.Has(kScoreWeight)) {
+      data.push_back(AllOnes(n));  // written before the array existed
+      continue;
+    }
+    NpyArray array = reader.ReadArray(a.name);
     expected.insert(expected.end(), a.dims.begin(), a.dims.end());
     if (array.dtype != a.dtype || array.shape != expected)
       throw FormatError(path + ": array '" + a.name + "' has the wrong dtype or shape for " +

@@ -19,6 +19,7 @@ struct TrainBatch {
   std::vector<float> score;      // [N] final score from the side to move
   std::vector<float> ownership;  // [N][L*L] +1 side to move, -1 opponent, 0 dame / off board
   std::vector<float> weight;     // [N] row weight
+  std::vector<float> score_weight;  // [N] extra weight of the score and ownership targets
 
   // Empty arrays sized for `rows` rows of this shape.
   void Reset(int rows, int pos_len_, int num_spatial_, int num_global_);

@@ -49,16 +49,22 @@ data::TrainingRow StartRow(const GameParams& params, const go::GameState& state,
   return row;
 }
 
-// Value, score and ownership targets of a row whose side to move was `mover`.
+// Value, score and ownership targets of a row whose side to move was `mover`. A resigned game
+// has a winner but no final board: score and ownership are 0 with score_weight 0.
 void FinishRow(const go::Board& final_board, const std::array<go::Color, go::kMaxArraySize>& owner,
-               go::Color winner, double black_score, go::Color mover, int pos_len,
+               go::Color winner, double black_score, go::Color mover, int pos_len, bool resigned,
                data::TrainingRow* row) {
   const int size = final_board.size();
   row->value[0] = winner == mover ? 1.0f : 0.0f;
   row->value[1] = winner == go::Opponent(mover) ? 1.0f : 0.0f;
   row->value[2] = winner == go::Color::kEmpty ? 1.0f : 0.0f;
-  row->score = static_cast<float>(mover == go::Color::kBlack ? black_score : -black_score);
   row->ownership.assign(static_cast<size_t>(pos_len) * pos_len, 0);
+  if (resigned) {
+    row->score = 0;
+    row->score_weight = 0;
+    return;
+  }
+  row->score = static_cast<float>(mover == go::Color::kBlack ? black_score : -black_score);
   for (int y = 0; y < size; ++y) {
     for (int x = 0; x < size; ++x) {
       const go::Color c = owner[go::MakeLoc(x, y, size)];
@@ -69,8 +75,20 @@ void FinishRow(const go::Board& final_board, const std::array<go::Color, go::kMa
 
 }  // namespace
 
+const char* GameEndName(GameEnd end) {
+  switch (end) {
+    case GameEnd::kPasses:
+      return "passes";
+    case GameEnd::kMoveCap:
+      return "move_cap";
+    case GameEnd::kResignation:
+      return "resignation";
+  }
+  return "unknown";
+}
+
 double MoveTemperature(const GameParams& params, int turn, int size) {
-  const double halflife = params.temperature_halflife * (size * size) / (19.0 * 19.0);
+  const double halflife = params.temperature_halflife * size / 19.0;
   const double early_share = std::pow(0.5, turn / std::max(halflife, 1e-9));
   return params.temperature_early * early_share + params.temperature_late * (1 - early_share);
 }
@@ -111,6 +129,7 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
     game->search_visits += result.root_visits;
     if (resign.Update(mover, result.root_value)) {
       game->resigned = true;
+      game->end = GameEnd::kResignation;
       game->winner = go::Opponent(mover);
       break;
     }
@@ -127,6 +146,13 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
   }
 
   game->moves = static_cast<int>(state.moves().size());
+  for (int i = 0; i < game->moves; ++i) {
+    if (state.moves()[i].loc == go::kPassLoc) {
+      game->moves_after_first_pass = game->moves - i - 1;
+      break;
+    }
+  }
+  if (!game->resigned) game->end = state.consecutive_passes() >= 2 ? GameEnd::kPasses : GameEnd::kMoveCap;
   const auto owner = go::AreaOwnership(state.board());
   if (!game->resigned) {
     game->final_score = go::TrompTaylorScore(state.board(), rules.komi);
@@ -134,12 +160,9 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
                    : game->final_score < 0 ? go::Color::kWhite
                                            : go::Color::kEmpty;
   }
-  // A resigned game has no final board to score: its score and ownership targets would be
-  // wrong, and a row has one weight for all its targets, so its rows are dropped.
-  if (game->resigned) game->rows.clear();
   for (size_t i = 0; i < game->rows.size(); ++i)
     FinishRow(state.board(), owner, game->winner, game->final_score, row_movers[i], params.pos_len,
-              &game->rows[i]);
+              game->resigned, &game->rows[i]);
 
   game->sgf = go::RecordFromGame(state);
   game->sgf.black_player = black.name;

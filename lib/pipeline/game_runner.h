@@ -6,9 +6,9 @@
 // resignation, and turns finished games into training rows and an SGF record. What happens to
 // a finished game (write rows, count a win) is the caller's.
 //
-// A resigned game yields no rows: its score and ownership targets would come from a mid-game
-// board (and score 0), and a row has a single weight for all its targets. Resignation is off by
-// default (as in KataGo selfplay). Game ids are drawn from entropy, not from the seed, so that
+// A resigned game keeps its rows with their policy and value targets; its final board is
+// unknown, so its rows' score and ownership targets are zeroed and weighted 0 (score_weight).
+// Resignation is off by default (as in KataGo selfplay). Game ids are drawn from entropy, not from the seed, so that
 // a master seed reused across restarts does not repeat them; the seed still fixes the moves.
 
 #include <cstdint>
@@ -36,8 +36,8 @@ struct GameParams {
   search::PlayoutCap playout_cap;
   search::ResignParams resign;
   // Move selection temperature: early * 0.5^(turn / halflife) + late * (1 - that), with the
-  // halflife in turns scaled by board area relative to 19x19 (KataGo selfplay1.cfg:
-  // chosenMoveTemperatureEarly 0.5, chosenMoveTemperature 0.1... we use 0.75 / 0.15 / 19).
+  // halflife in turns given for 19x19 and scaled by the board's side (KataGo's
+  // 19 / sqrt(area)): 19 turns on 19x19 are 9 on 9x9. KataGo selfplay1.cfg: 0.75 / 0.15 / 19.
   double temperature_early = 0.75;
   double temperature_late = 0.15;
   double temperature_halflife = 19;
@@ -53,6 +53,10 @@ struct Player {
   std::string name;  // model name, written into the SGF (PB/PW) and the rows
 };
 
+// How a game ended.
+enum class GameEnd { kPasses, kMoveCap, kResignation };
+const char* GameEndName(GameEnd end);  // "passes", "move_cap", "resignation"
+
 struct FinishedGame {
   go::SgfRecord sgf;
   std::vector<data::TrainingRow> rows;  // empty for a resigned game
@@ -61,7 +65,11 @@ struct FinishedGame {
   go::Color winner = go::Color::kEmpty;  // kEmpty: draw
   double final_score = 0;                // black minus white (komi included); 0 on resignation
   bool resigned = false;
-  int moves = 0;
+  GameEnd end = GameEnd::kPasses;
+  int moves = 0;  // moves played, passes included
+  // Moves played after the game's first pass, that pass excluded (a game that ends with two
+  // passes in a row has at least 1); -1 when nobody passed.
+  int moves_after_first_pass = -1;
   int64_t search_visits = 0;  // root visits of all searches (a bound on NN evaluations)
 };
 

@@ -55,6 +55,15 @@ search::LeafEvaluation NetLeafEvaluator::Evaluate(const go::GameState& state) {
                draw = std::exp(v[2] - v_max);
   result.value = static_cast<float>((win - loss) / (win + loss + draw));
   result.score = output_.score;
+  result.ownership.resize(static_cast<size_t>(size) * size);
+  for (int y = 0; y < size; ++y) {
+    for (int x = 0; x < size; ++x) {
+      const go::Loc seen = go::SymmetricLoc(go::MakeLoc(x, y, size), symmetry, size);
+      result.ownership[static_cast<size_t>(y * size + x)] =
+          output_.ownership[static_cast<size_t>(go::LocY(seen, size) * pos_len +
+                                                go::LocX(seen, size))];
+    }
+  }
   return result;
 }
 

@@ -2,7 +2,8 @@
 // Adapts a batching server (nn/) to what search asks for (search/): features from the
 // position under a random symmetry, one blocking evaluation, then the policy mapped back
 // through the inverse symmetry and softmaxed over the legal moves, and the value as
-// P(win) - P(loss). One object per game thread (it owns scratch buffers).
+// P(win) - P(loss), and the ownership mapped back like the policy. One object per game thread
+// (it owns scratch buffers).
 
 #include <vector>
 

@@ -298,6 +298,7 @@ nn::TrainBatch MakeBatch(const data::Shard& shard, size_t begin, size_t end, int
     float* ownership = &b.ownership[i * static_cast<size_t>(area)];
     for (int p = 0; p < area; ++p) ownership[map[static_cast<size_t>(p)]] = row.ownership[p];
     b.weight[i] = row.weight;
+    b.score_weight[i] = row.score_weight;
   }
   return b;
 }

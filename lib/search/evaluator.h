@@ -33,6 +33,9 @@ struct LeafEvaluation {
   float value = 0;
   // Expected score lead in points for the side to move.
   float score = 0;
+  // Expected final owner of each point, size * size entries indexed like the policy, in
+  // [-1, 1]: +1 the side to move, -1 the opponent. Empty when the evaluator does not know.
+  std::vector<float> ownership;
 };
 
 class LeafEvaluator {

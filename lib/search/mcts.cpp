@@ -16,6 +16,13 @@ namespace {
 // KataGo adds 0.01 under the square root so that the priors break ties on a node's first
 // selection, when no child has visits yet (searchexplorehelpers.cpp).
 constexpr double kExploreEpsilon = 0.01;
+// Scale of the static score term (KataGo's): SV(score; 0, 2).
+constexpr double kStaticScoreScale = 2.0;
+// Ownership beyond which a point counts as settled for the ending bonus (KataGo's).
+constexpr double kSettledOwnership = 0.95;
+// Nodes up to this many plies below the root keep the evaluator's ownership (Node::ownership):
+// a player's next root is two plies down.
+constexpr int kOwnershipDepth = 2;
 
 // Tromp-Taylor result and score lead of a finished game for the side to move.
 void ScoreFinished(const go::GameState& state, double* value, double* score) {
@@ -34,11 +41,8 @@ void Normalize(std::vector<float>& p) {
 
 }  // namespace
 
-bool PassWouldLose(const go::GameState& state) {
-  if (state.consecutive_passes() != 1) return false;
-  double value = 0, score = 0;
-  ScoreFinished(state, &value, &score);  // a pass leaves the board and the side's view as is
-  return value < 0;
+double ScoreValue(double score, double center, double scale, int area) {
+  return (2.0 / M_PI) * std::atan((score - center) / (scale * std::sqrt(static_cast<double>(area))));
 }
 
 go::Loc SearchResult::ChooseMove(double temperature, Rng& rng) const {
@@ -90,7 +94,7 @@ void Search::Advance(go::Move played) {
   }
 }
 
-LeafEvaluation Search::Expand(Node& node, const go::GameState& state) {
+LeafEvaluation Search::Expand(Node& node, const go::GameState& state, int depth) {
   LeafEvaluation eval = evaluator_->Evaluate(state);
   const int size = state.size();
   TENGEN_CHECK(static_cast<int>(eval.policy.size()) == size * size + 1,
@@ -119,10 +123,24 @@ LeafEvaluation Search::Expand(Node& node, const go::GameState& state) {
                             : 1.0f / static_cast<float>(node.children.size());
   }
   node.expanded = true;
+  if (depth <= kOwnershipDepth) {
+    node.ownership = eval.ownership;
+    node.ownership_known = true;
+  }
   return eval;
 }
 
-int Search::SelectChild(const Node& node, bool is_root) const {
+double Search::ChildUtility(const Node& child, double center) const {
+  const int area = root_state_.size() * root_state_.size();
+  const double value = child.value_sum / child.visits;
+  const double score = child.score_sum / child.visits;
+  return params_.win_loss_utility * value +
+         params_.static_score_utility * ScoreValue(score, 0.0, kStaticScoreScale, area) +
+         params_.dynamic_score_utility *
+             ScoreValue(score, center, params_.dynamic_score_center_scale, area);
+}
+
+int Search::SelectChild(const Node& node, bool is_root, double center) const {
   double total_visits = 0;
   double visited_prior = 0;
   for (size_t i = 0; i < node.children.size(); ++i) {
@@ -130,23 +148,31 @@ int Search::SelectChild(const Node& node, bool is_root) const {
     total_visits += child.visits;
     if (child.visits > 0) visited_prior += is_root ? root_priors_[i] : child.prior;
   }
-  // This node's mean value is stored for the player who moved into it; its children are
-  // judged by the side to move here, the other player.
-  const double parent_q = node.visits > 0 ? -node.value_sum / node.visits : 0.0;
-  const double reduction = is_root ? params_.root_fpu_reduction : params_.fpu_reduction;
+  // This node's sums are stored for the player who moved into it; its children are judged by
+  // the side to move here, the other player (a Node with negated sums is that view).
+  double parent_q = 0;
+  if (node.visits > 0) {
+    Node mirrored;
+    mirrored.visits = node.visits;
+    mirrored.value_sum = -node.value_sum;
+    mirrored.score_sum = -node.score_sum;
+    parent_q = ChildUtility(mirrored, center);
+  }
+  const double reduction =
+      is_root && full_search_ ? params_.root_fpu_reduction : params_.fpu_reduction;
   const double fpu = parent_q - reduction * std::sqrt(visited_prior);
   const double explore = params_.cpuct * std::sqrt(total_visits + kExploreEpsilon);
   int best = -1;
   double best_value = -1e300;
   for (size_t i = 0; i < node.children.size(); ++i) {
     const Node& child = node.children[i];
-    if (is_root && RootBanned(child)) continue;
     const double prior = is_root ? root_priors_[i] : child.prior;
     if (is_root && forced_playouts_ && child.visits > 0 &&
         child.visits < std::sqrt(params_.forced_playout_k * prior * total_visits)) {
       return static_cast<int>(i);
     }
-    const double q = child.visits > 0 ? child.value_sum / child.visits : fpu;
+    double q = child.visits > 0 ? ChildUtility(child, center) : fpu;
+    if (is_root) q -= root_penalties_[i];
     const double value = q + explore * prior / (1.0 + child.visits);
     if (value > best_value) {
       best_value = value;
@@ -161,21 +187,23 @@ void Search::Playout(go::GameState& state) {
   path_.clear();
   path_.push_back(&root_);
   Node* node = &root_;
-  double value = 0, score = 0;  // for the side to move at the leaf
+  double center = score_center_;  // for the side to move at `node`
+  double value = 0, score = 0;    // for the side to move at the leaf
   while (true) {
     if (state.IsOver()) {
       ScoreFinished(state, &value, &score);
       break;
     }
     if (!node->expanded) {
-      const LeafEvaluation eval = Expand(*node, state);
+      const LeafEvaluation eval = Expand(*node, state, static_cast<int>(path_.size()) - 1);
       value = eval.value;
       score = eval.score;
       break;
     }
-    Node* child = &node->children[SelectChild(*node, node == &root_)];
+    Node* child = &node->children[SelectChild(*node, node == &root_, center)];
     state.Play({child->move, state.to_move()});
     node = child;
+    center = -center;
     path_.push_back(node);
   }
   // The leaf stores values for the player who moved into it: the opponent of its side to move.
@@ -192,17 +220,9 @@ void Search::Playout(go::GameState& state) {
 
 void Search::PrepareRoot(bool full_search) {
   const size_t n = root_.children.size();
+  full_search_ = full_search;
   root_priors_.resize(n);
   for (size_t i = 0; i < n; ++i) root_priors_[i] = root_.children[i].prior;
-  root_pass_banned_ = n > 1 && PassWouldLose(root_state_);
-  std::vector<bool> allowed(n);
-  int num_allowed = 0;
-  for (size_t i = 0; i < n; ++i) {
-    allowed[i] = !RootBanned(root_.children[i]);
-    num_allowed += allowed[i] ? 1 : 0;
-    if (!allowed[i]) root_priors_[i] = 0;
-  }
-  Normalize(root_priors_);
   if (full_search && params_.root_policy_temperature != 1.0) {
     // In log space relative to the largest prior: p^(1/T) itself underflows to 0 for every
     // prior below about 0.36 at T = 0.01, which would leave no prior at all.
@@ -219,23 +239,88 @@ void Search::PrepareRoot(bool full_search) {
     Normalize(root_priors_);
   }
   if (full_search && params_.dirichlet_weight > 0) {
-    std::gamma_distribution<double> gamma(params_.dirichlet_alpha_total / num_allowed, 1.0);
+    std::gamma_distribution<double> gamma(params_.dirichlet_alpha_total / static_cast<double>(n),
+                                          1.0);
     std::vector<double> noise(n, 0.0);
     double total = 0;
-    for (size_t i = 0; i < n; ++i) {
-      if (allowed[i]) total += (noise[i] = gamma(*rng_));
-    }
+    for (size_t i = 0; i < n; ++i) total += (noise[i] = gamma(*rng_));
     if (total > 0) {
       const double w = params_.dirichlet_weight;
-      for (size_t i = 0; i < n; ++i) {
-        if (allowed[i])
-          root_priors_[i] = static_cast<float>((1 - w) * root_priors_[i] + w * noise[i] / total);
-      }
+      for (size_t i = 0; i < n; ++i)
+        root_priors_[i] = static_cast<float>((1 - w) * root_priors_[i] + w * noise[i] / total);
       Normalize(root_priors_);
     }
   }
   forced_playouts_ = full_search && params_.forced_playout_k > 0;
+  SetScoreCenter();
+  SetEndingPenalties();
 }
+
+void Search::SetScoreCenter() {
+  const double root_score = -root_.score_sum / root_.visits;
+  const double cap = std::sqrt(static_cast<double>(root_state_.size() * root_state_.size())) *
+                     params_.dynamic_score_center_scale;
+  const double center = root_score * (1.0 - params_.dynamic_score_center_zero_weight);
+  score_center_ = std::clamp(center, root_score - cap, root_score + cap);
+}
+
+void Search::SetEndingPenalties() {
+  const size_t n = root_.children.size();
+  root_penalties_.assign(n, 0.0);
+  const int size = root_state_.size();
+  const go::Board& board = root_state_.board();
+  const bool scores_matter = params_.static_score_utility > 0 || params_.dynamic_score_utility > 0;
+  if (params_.root_ending_bonus_points <= 0 || !scores_matter || board.ko_loc() != go::kNullLoc)
+    return;
+  if (!root_.ownership_known) {  // a reused root from deeper than kOwnershipDepth
+    root_.ownership = evaluator_->Evaluate(root_state_).ownership;
+    root_.ownership_known = true;
+  }
+  const std::vector<float>& ownership = root_.ownership;
+  if (ownership.size() != static_cast<size_t>(size) * size) return;
+  // Points to utility: the slope of the score terms at the root's expected score.
+  const int area = size * size;
+  const double root_score = -root_.score_sum / root_.visits;
+  const auto slope = [&](double center, double scale) {
+    const double width = scale * std::sqrt(static_cast<double>(area));
+    const double z = (root_score - center) / width;
+    return (2.0 / M_PI) / (width * (1.0 + z * z));
+  };
+  const double utility_per_point =
+      params_.static_score_utility * slope(0.0, kStaticScoreScale) +
+      params_.dynamic_score_utility * slope(score_center_, params_.dynamic_score_center_scale);
+  const go::Color pla = root_state_.to_move();
+  const go::Color opp = go::Opponent(pla);
+  for (size_t i = 0; i < n; ++i) {
+    const go::Loc loc = root_.children[i].move;
+    if (loc == go::kPassLoc) continue;
+    const double own = ownership[MoveIndex(loc, size)];
+    bool touches_opponent = false, captures = false;
+    go::Loc own_chain = go::kNullLoc;
+    bool joins_chains = false;
+    for (go::Loc adj : board.Neighbors(loc)) {
+      const go::Color c = board.At(adj);
+      if (c == opp) {
+        touches_opponent = true;
+        captures = captures || board.Liberties(adj) == 1;
+      } else if (c == pla) {
+        const go::Loc head = board.ChainHead(adj);
+        joins_chains = joins_chains || (own_chain != go::kNullLoc && own_chain != head);
+        own_chain = head;
+      }
+    }
+    double share = 0;
+    if (own >= kSettledOwnership && !touches_opponent && !joins_chains) {
+      share = (own - kSettledOwnership) / (1.0 - kSettledOwnership);
+    } else if (own <= -kSettledOwnership && !captures) {
+      share = (-own - kSettledOwnership) / (1.0 - kSettledOwnership);
+    }
+    root_penalties_[i] =
+        std::min(1.0, share) * params_.root_ending_bonus_points * utility_per_point;
+  }
+}
+
+
 
 SearchResult Search::Run(int visits, bool full_search, const std::function<bool()>& stop) {
   TENGEN_CHECK(!root_state_.IsOver(), "search on a finished game");
@@ -263,12 +348,12 @@ SearchResult Search::MakeResult(bool full_search) const {
   result.root_visits = root_.visits;
   result.root_value = static_cast<float>(-root_.value_sum / root_.visits);
   result.root_score = static_cast<float>(-root_.score_sum / root_.visits);
+  result.score_center = static_cast<float>(score_center_);
 
   const std::vector<Node>& children = root_.children;
   int best = -1;
   double total_visits = 0;
   for (size_t i = 0; i < children.size(); ++i) {
-    if (RootBanned(children[i])) continue;
     const int index = MoveIndex(children[i].move, size);
     result.visits[index] = children[i].visits;
     result.root_priors[index] = root_priors_[i];
@@ -282,23 +367,23 @@ SearchResult Search::MakeResult(bool full_search) const {
   result.best_move = children[best].move;
 
   std::vector<double> weights(children.size(), 0.0);
-  for (size_t i = 0; i < children.size(); ++i) {
-    if (!RootBanned(children[i])) weights[i] = children[i].visits;
-  }
+  for (size_t i = 0; i < children.size(); ++i) weights[i] = children[i].visits;
   if (full_search && forced_playouts_ && children[best].visits > 0) {
     // Policy target pruning (KataGo searchresults.cpp, searchexplorehelpers.cpp): shrink each
     // other child to the visits at which its PUCT value would just equal the best child's,
     // removing at most its forced playouts; a child left under one visit is dropped.
     const double explore = params_.cpuct * std::sqrt(total_visits + kExploreEpsilon);
     const Node& b = children[best];
-    const double best_puct =
-        b.value_sum / b.visits + explore * root_priors_[best] / (1.0 + b.visits);
+    const auto q = [&](size_t i) {
+      return ChildUtility(children[i], score_center_) - root_penalties_[i];
+    };
+    const double best_puct = q(best) + explore * root_priors_[best] / (1.0 + b.visits);
     for (size_t i = 0; i < children.size(); ++i) {
       const Node& c = children[i];
-      if (static_cast<int>(i) == best || c.visits == 0 || RootBanned(c)) continue;
+      if (static_cast<int>(i) == best || c.visits == 0) continue;
       const double prior = root_priors_[i];
       const double forced = std::sqrt(params_.forced_playout_k * prior * total_visits);
-      const double gap = best_puct - c.value_sum / c.visits;
+      const double gap = best_puct - q(i);
       const double needed = gap > 0 ? explore * prior / gap - 1.0 : c.visits;
       double weight = std::min<double>(c.visits, std::max(needed, c.visits - forced));
       if (weight < 1.0) weight = 0;

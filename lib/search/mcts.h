@@ -23,13 +23,28 @@
 // Temperature and noise are applied to a copy of the root priors for that Run only, so a
 // reused tree keeps the evaluator's priors.
 //
-// Passing at the root. Tromp-Taylor games end on two passes, and a net that has not learned
-// to play on would happily pass away a lost game. What is implemented: when the opponent has
-// just passed (so our pass would end the game), the game would then be a strict loss for the
-// side to move by Tromp-Taylor, and some other legal move exists, the root pass is removed
-// from the root's choices: it gets prior 0, is never selected, and reports 0 visits. Deeper in
-// the tree passes are searched normally and finished games are scored exactly. This is a light
-// version of KataGo's rule against passing when it would lose (it only looks one move ahead).
+// Utility. Search maximises a utility, not the win probability alone (KataGo's): for a mean
+// value v and mean score lead s of a node, from the view of the player choosing it,
+//   U = win_loss_utility * v
+//     + static_score_utility  * SV(s; 0, 2)
+//     + dynamic_score_utility * SV(s; center, dynamic_score_center_scale)
+// where SV(s; c, k) = (2 / pi) * atan((s - c) / (k * sqrt(board area))) is a bounded score
+// value. The center is set at the start of each Run from the root's expected score:
+// score * (1 - dynamic_score_center_zero_weight), kept within sqrt(area) *
+// dynamic_score_center_scale points of it; so the dynamic term rewards gaining points relative
+// to where the game stands now, winning or losing, and a won (or lost) game is played on only
+// while points can still be gained. SV is taken at the node's mean score (KataGo integrates it
+// over the score's spread; the mean is the simple form). Finished games are scored exactly, so
+// a pass that ends the game is valued at its exact result and score.
+//
+// Ending bonus (KataGo's rootEndingBonusPoints): at the root only, a move on a point the mover
+// almost surely owns (the net's ownership >= 0.95) that touches no opponent stone and joins no
+// two of its chains, or on a point the opponent almost surely owns (<= -0.95) that captures
+// nothing, is charged up to root_ending_bonus_points points (linearly from 0 at 0.95 to all
+// at 1), turned into utility by the slope of the score terms at the root's score. Cleanup
+// captures and dame are never charged; nothing is charged while a ko is active or when the
+// evaluator gives no ownership. So when nothing is left to gain, passing is preferred to
+// filling one's own territory, by the winner and the loser alike.
 
 #include <functional>
 #include <vector>
@@ -48,8 +63,9 @@ struct SearchParams {
   double cpuct = 1.1;
   // First Play Urgency reduction below the root: KataGo's fpuReductionMax.
   double fpu_reduction = 0.2;
-  // At the root: KataGo uses 0 when root noise is on (selfplay), so every noised move is
-  // judged by its prior alone.
+  // At the root of full searches (root noise on): KataGo uses 0 there (selfplay), so every
+  // noised move is judged by its prior alone. Other searches use fpu_reduction at the root too
+  // (KataGo's cheap searches do).
   double root_fpu_reduction = 0.0;
   // Dirichlet noise at the root of full searches: total concentration 10.83 spread evenly, so
   // alpha per legal move = 10.83 / legal moves, mixed in with weight 0.25 (selfplay1.cfg
@@ -64,23 +80,35 @@ struct SearchParams {
   // sqrt(k * P * total child visits) visits is selected next (rootDesiredPerChildVisitsCoeff
   // = 2, selfplay1.cfg:148). 0 turns them and the target pruning off.
   double forced_playout_k = 2.0;
+  // Utility (see the header comment); KataGo's selfplay values (selfplay1.cfg).
+  double win_loss_utility = 1.0;
+  double static_score_utility = 0.0;
+  double dynamic_score_utility = 0.4;
+  double dynamic_score_center_zero_weight = 0.25;
+  double dynamic_score_center_scale = 0.5;
+  double root_ending_bonus_points = 0.5;
 };
+
+// SV(s; center, scale) of the header comment for a board of `area` points.
+double ScoreValue(double score, double center, double scale, int area);
 
 // What a search found at the root. Vectors have size * size + 1 entries indexed by MoveIndex.
 struct SearchResult {
   int size = 0;
-  // Visits of each root child (0 for illegal moves and for a banned root pass).
+  // Visits of each root child (0 for illegal moves).
   std::vector<int> visits;
   // Policy training target: the visit distribution, after policy target pruning when the
   // search forced playouts (KataGo searchresults.cpp): each non-best child keeps only the
   // visits its PUCT value would have earned without forcing. Sums to 1.
   std::vector<float> policy_target;
-  // The priors search used at the root (after temperature, noise and the pass ban).
+  // The priors search used at the root (after temperature and noise).
   std::vector<float> root_priors;
   int root_visits = 0;
   // Mean backed-up value in [-1, 1] and score lead, from the root side to move's view.
   float root_value = 0;
   float root_score = 0;
+  // The dynamic score center this search used (root side to move's view).
+  float score_center = 0;
   // The most visited move (ties: the higher prior).
   go::Loc best_move = go::kPassLoc;
 
@@ -124,20 +152,28 @@ class Search {
     double value_sum = 0;  // from the view of the player who moved into this node
     double score_sum = 0;
     bool expanded = false;
+    // The evaluator's ownership at this node (its side to move's view; empty if it gave none),
+    // kept for nodes up to kOwnershipDepth below the root, so that a root reused after this
+    // player's and the opponent's move still has it for the ending bonus.
+    bool ownership_known = false;
+    std::vector<float> ownership;
     std::vector<Node> children;
   };
 
   // Descends from the root on `state` (the root position, restored on return), evaluates or
   // scores the leaf and backs the result up.
   void Playout(go::GameState& state);
-  LeafEvaluation Expand(Node& node, const go::GameState& state);
-  int SelectChild(const Node& node, bool is_root) const;
-  // Root priors for this Run: temperature, noise and the pass ban (see the header comment).
+  // `depth`: plies below the root.
+  LeafEvaluation Expand(Node& node, const go::GameState& state, int depth);
+  // `center`: the dynamic score center from the view of the player choosing at `node`.
+  int SelectChild(const Node& node, bool is_root, double center) const;
+  // Utility of a visited `child` for the player who moved into it (header comment).
+  double ChildUtility(const Node& child, double center) const;
+  // Root priors for this Run (temperature, noise), the score center and the ending penalties.
   void PrepareRoot(bool full_search);
+  void SetScoreCenter();
+  void SetEndingPenalties();
   SearchResult MakeResult(bool full_search) const;
-  bool RootBanned(const Node& child) const {
-    return root_pass_banned_ && child.move == go::kPassLoc;
-  }
 
   SearchParams params_;
   LeafEvaluator* evaluator_;
@@ -145,13 +181,12 @@ class Search {
   go::GameState root_state_;
   Node root_;
   std::vector<float> root_priors_;  // parallel to root_.children, valid during a Run
-  bool root_pass_banned_ = false;
+  // Ending penalty in utility per root child (parallel to root_.children), valid during a Run.
+  std::vector<double> root_penalties_;
+  double score_center_ = 0;  // root side to move's view, valid during a Run
+  bool full_search_ = false;
   bool forced_playouts_ = false;
   std::vector<Node*> path_;  // reused across playouts
 };
-
-// True when the side to move's pass would end the game (the opponent just passed) and leave
-// it losing by Tromp-Taylor.
-bool PassWouldLose(const go::GameState& state);
 
 }  // namespace tengen::search

@@ -87,6 +87,10 @@ class AutocastScope {
   torch::ScalarType old_dtype_ = torch::kFloat32;
 };
 
+// KataGo's AdamW learning rate relative to its SGD per-sample rate, at a batch of 256.
+constexpr double kAdamLearningRateFactor = 1.33;
+constexpr double kAdamReferenceBatch = 256.0;
+
 bool IsOutOfMemory(const std::exception& e) {
   const std::string what = e.what();
   return what.find("out of memory") != std::string::npos ||
@@ -99,7 +103,7 @@ struct LossTensors {
 };
 
 struct BatchTensors {
-  torch::Tensor spatial, global, policy, value, score, ownership, weight;
+  torch::Tensor spatial, global, policy, value, score, ownership, weight, score_weight;
 };
 
 torch::Tensor FromVector(const std::vector<float>& v, std::vector<int64_t> sizes,
@@ -114,7 +118,8 @@ BatchTensors ToTensors(const TrainBatch& b, const torch::Device& device, bool ch
   TENGEN_CHECK(b.spatial.size() == static_cast<size_t>(n * b.num_spatial * l * l) &&
                    b.policy.size() == static_cast<size_t>(n * (l * l + 1)) &&
                    b.ownership.size() == static_cast<size_t>(n * l * l) &&
-                   b.weight.size() == static_cast<size_t>(n),
+                   b.weight.size() == static_cast<size_t>(n) &&
+                   b.score_weight.size() == static_cast<size_t>(n),
                "train batch arrays do not match its shape");
   BatchTensors t;
   t.spatial = FromVector(b.spatial, {n, b.num_spatial, l, l}, device);
@@ -125,6 +130,7 @@ BatchTensors ToTensors(const TrainBatch& b, const torch::Device& device, bool ch
   t.score = FromVector(b.score, {n}, device);
   t.ownership = FromVector(b.ownership, {n, l * l}, device);
   t.weight = FromVector(b.weight, {n}, device);
+  t.score_weight = FromVector(b.score_weight, {n}, device);
   return t;
 }
 
@@ -151,8 +157,9 @@ LossTensors ComputeLosses(const NetOutput& out, const BatchTensors& t) {
       (bce * mask).sum(1) / mask.sum(1).clamp_min(1.0) * kOwnershipLossScale;
   loss.policy = (policy_rows * t.weight).sum();
   loss.value = (value_rows * t.weight).sum();
-  loss.score = (score_rows * t.weight).sum();
-  loss.ownership = (ownership_rows * t.weight).sum();
+  const auto outcome_weight = t.weight * t.score_weight;
+  loss.score = (score_rows * outcome_weight).sum();
+  loss.ownership = (ownership_rows * outcome_weight).sum();
   loss.total = loss.policy + loss.value + loss.score + loss.ownership;
   loss.weight = t.weight.sum();
   return loss;
@@ -193,6 +200,11 @@ torch::ScalarType PrecisionType(const std::string& precision, const torch::Devic
 }
 
 }  // namespace
+
+double AdamStepSize(double lr_per_sample, int64_t global_rows) {
+  return lr_per_sample * kAdamLearningRateFactor *
+         std::sqrt(static_cast<double>(global_rows) / kAdamReferenceBatch);
+}
 
 void LossSums::Add(const LossSums& other) {
   policy += other.policy;
@@ -258,7 +270,9 @@ void NetTrainer::Impl::BuildOptimizer() {
 }
 
 // SGD: lr per sample on a summed gradient; L2 per sample, so scaled by the rows summed.
-// AdamW normalises the gradient's scale away, so its step size is lr per sample x rows.
+// AdamW normalises the gradient's scale away, so the summed loss does not enter its step: as
+// KataGo does, its step is the per-sample rate x 1.33 x sqrt(rows / 256) (2.8e-5 at batch 128
+// and lr_scale 1), not the per-sample rate x rows (which was 137 times larger).
 void NetTrainer::Impl::SetStepHyperparameters(double lr_per_sample, int64_t global_rows) {
   auto& groups = optimizer->param_groups();
   const double rows = static_cast<double>(global_rows);
@@ -270,7 +284,8 @@ void NetTrainer::Impl::SetStepHyperparameters(double lr_per_sample, int64_t glob
     }
   } else {
     for (auto& param_group : groups) {
-      static_cast<torch::optim::AdamWOptions&>(param_group.options()).lr(lr_per_sample * rows);
+      static_cast<torch::optim::AdamWOptions&>(param_group.options())
+          .lr(AdamStepSize(lr_per_sample, global_rows));
     }
   }
 }

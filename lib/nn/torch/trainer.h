@@ -4,7 +4,8 @@
 // disk. No torch types here (pimpl); pipeline/trainer.h drives it.
 //
 // Losses (per row, multiplied by the row weight and SUMMED over the batch, as KataGo does, so
-// that the learning rate is per sample and micro-batches and ranks add up exactly):
+// that the learning rate is per sample and micro-batches and ranks add up exactly; score and
+// ownership also by the row's score_weight, 0 for a resigned game):
 //   policy     cross-entropy of the policy target (normalised) against softmax(policy logits)
 //   value      1.5 x cross-entropy of (win, loss, draw) against softmax(value logits)
 //   score      0.02 x Huber(predicted - final score, delta 12) / 12
@@ -57,6 +58,10 @@ struct LossSums {
   int64_t rows = 0;
   void Add(const LossSums& other);
 };
+
+// AdamW's learning rate for a step over `global_rows` rows at per-sample rate `lr_per_sample`
+// (see SetStepHyperparameters in trainer.cpp): independent of the loss being a sum.
+double AdamStepSize(double lr_per_sample, int64_t global_rows);
 
 class NetTrainer {
  public:
