@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
 
 #include "go/score.h"
 #include "go/sgf_game.h"
@@ -114,7 +115,7 @@ TEST_CASE("game runner: a reused seed replays the moves under a new game id") {
   CHECK(b.game_id >= 0);
 }
 
-TEST_CASE("game runner: a resigned game records no rows") {
+TEST_CASE("game runner: a resigned game keeps policy and value rows, without score targets") {
   search::UniformEvaluator evaluator;
   const Player player{&evaluator, "random"};
   GameParams params = SmallGame(5);
@@ -129,10 +130,60 @@ TEST_CASE("game runner: a resigned game records no rows") {
   REQUIRE(PlayGame(
       params, player, player, 5, [] { return false; }, &game));
   CHECK(game.resigned);
+  CHECK(game.end == GameEnd::kResignation);
+  CHECK(std::string(GameEndName(game.end)) == "resignation");
   CHECK(game.winner == go::Color::kWhite);
   CHECK(game.moves == 4);
   CHECK(game.sgf.result == "W+R");
-  CHECK(game.rows.empty());
+  REQUIRE(game.rows.size() == 4);
+  for (size_t i = 0; i < game.rows.size(); ++i) {
+    const data::TrainingRow& row = game.rows[i];
+    const bool black_to_move = i % 2 == 0;
+    // White won: a win for white's rows, a loss for black's.
+    CHECK(row.value[0] == (black_to_move ? 0.0f : 1.0f));
+    CHECK(row.value[1] == (black_to_move ? 1.0f : 0.0f));
+    CHECK(row.value[2] == 0.0f);
+    CHECK(row.weight == 1.0f);
+    // The final board is unknown: no score or ownership target.
+    CHECK(row.score_weight == 0.0f);
+    CHECK(row.score == 0.0f);
+    for (int8_t o : row.ownership) CHECK(o == 0);
+    float policy_sum = 0;
+    for (float p : row.policy) policy_sum += p;
+    CHECK(policy_sum == doctest::Approx(1.0));
+  }
+}
+
+TEST_CASE("game runner: how a game ended and the moves after its first pass") {
+  search::UniformEvaluator evaluator;
+  const Player player{&evaluator, "random"};
+  for (uint64_t seed = 20; seed < 26; ++seed) {
+    FinishedGame game;
+    REQUIRE(PlayGame(
+        SmallGame(5), player, player, seed, [] { return false; }, &game));
+    const auto& moves = game.sgf.moves;
+    const int n = static_cast<int>(moves.size());
+    REQUIRE(n == game.moves);
+    int first_pass = -1;
+    for (int i = 0; i < n && first_pass < 0; ++i)
+      if (moves[i].loc == go::kPassLoc) first_pass = i;
+    CHECK(game.moves_after_first_pass == (first_pass < 0 ? -1 : n - 1 - first_pass));
+    const bool two_passes =
+        n >= 2 && moves[n - 1].loc == go::kPassLoc && moves[n - 2].loc == go::kPassLoc;
+    CHECK(game.end == (two_passes ? GameEnd::kPasses : GameEnd::kMoveCap));
+    if (two_passes) CHECK(game.moves_after_first_pass >= 1);
+    for (const data::TrainingRow& row : game.rows) CHECK(row.score_weight == 1.0f);
+  }
+  // A cap of 4 moves on 5x5 ends every game at the cap.
+  GameParams capped = SmallGame(5);
+  capped.max_moves_per_area = 4.0 / 25;
+  FinishedGame game;
+  REQUIRE(PlayGame(
+      capped, player, player, 7, [] { return false; }, &game));
+  CHECK(game.moves == 4);
+  CHECK(game.end == (game.sgf.moves[3].loc == go::kPassLoc && game.sgf.moves[2].loc == go::kPassLoc
+                         ? GameEnd::kPasses
+                         : GameEnd::kMoveCap));
 }
 
 TEST_CASE("game runner: a stop request abandons the game in flight") {
@@ -156,8 +207,13 @@ TEST_CASE("game runner: move temperature decays from early to late") {
   CHECK(MoveTemperature(params, 19, 19) ==
         doctest::Approx((params.temperature_early + params.temperature_late) / 2));
   CHECK(MoveTemperature(params, 1000, 19) == doctest::Approx(params.temperature_late));
-  // On a smaller board the same decay takes fewer turns.
+  // On a smaller board the same decay takes fewer turns: the half-life scales with the side
+  // (KataGo's 19 / sqrt(area)), so 9 turns on 9x9 and 7 on 7x7.
   CHECK(MoveTemperature(params, 5, 9) < MoveTemperature(params, 5, 19));
+  CHECK(MoveTemperature(params, 9, 9) == doctest::Approx(MoveTemperature(params, 19, 19)));
+  CHECK(MoveTemperature(params, 18, 9) ==
+        doctest::Approx(0.25 * params.temperature_early + 0.75 * params.temperature_late));
+  CHECK(MoveTemperature(params, 7, 7) == doctest::Approx(MoveTemperature(params, 19, 19)));
 }
 
 }  // namespace

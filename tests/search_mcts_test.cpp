@@ -381,6 +381,180 @@ TEST_CASE("search: after the opponent passes, a winning pass ends the game") {
   CHECK(r.root_score > 10);
 }
 
+// A confident, accurate net for settled positions: value +1 / -1 / 0 by the Tromp-Taylor
+// result as the board stands, that score, and Tromp-Taylor area ownership, all for the side
+// to move.
+class SettledEvaluator : public LeafEvaluator {
+ public:
+  LeafEvaluation Evaluate(const GameState& state) override {
+    LeafEvaluation eval = UniformEvaluator().Evaluate(state);
+    const double black = TrompTaylorScore(state.board(), state.rules().komi);
+    const double mine = state.to_move() == Color::kBlack ? black : -black;
+    eval.value = mine > 0 ? 1.0f : mine < 0 ? -1.0f : 0.0f;
+    eval.score = static_cast<float>(mine);
+    const auto owner = AreaOwnership(state.board());
+    const int size = state.size();
+    eval.ownership.assign(static_cast<size_t>(size) * size, 0.0f);
+    for (int y = 0; y < size; ++y) {
+      for (int x = 0; x < size; ++x) {
+        const Color c = owner[MakeLoc(x, y, size)];
+        if (IsStone(c)) eval.ownership[y * size + x] = c == state.to_move() ? 1.0f : -1.0f;
+      }
+    }
+    return eval;
+  }
+};
+
+// Two living groups, three one-point eyes each: black owns 28 points, white 21. Every legal
+// move but a pass fills one of the mover's own eyes, which changes nothing (area scoring).
+const char* kSettled = R"(
+    X . X X O . O
+    X X X X O O O
+    X . X X O . O
+    X X X X O O O
+    X . X X O . O
+    X X X X O O O
+    X X X X O O O)";
+
+// Plays searches of both sides from `game` until it ends or `max_moves` are played.
+GameState PlayOut(GameState game, const SearchParams& params, int max_moves) {
+  SettledEvaluator eval;
+  Rng rng(21);
+  for (int i = 0; i < max_moves && !game.IsOver(); ++i) {
+    Search search(params, eval, rng);
+    search.SetPosition(game);
+    game.Play({search.Run(200, false).best_move, game.to_move()});
+  }
+  return game;
+}
+
+TEST_CASE("search: a settled endgame ends at once with the score unchanged, winner or loser") {
+  for (double komi : {0.5, 7.5}) {  // black wins by 6.5, or loses by 0.5
+    CAPTURE(komi);
+    Rules rules;
+    rules.komi = komi;
+    const GameState start(Board::FromAscii(kSettled), rules, Color::kBlack);
+    const GameState end = PlayOut(start, NoNoise(), 8);
+    CHECK(end.IsOver());
+    CHECK(end.moves().size() == 2);  // pass, pass
+    CHECK(TrompTaylorScore(end.board(), komi) == 7 - komi);
+  }
+}
+
+TEST_CASE("search: after the opponent passes, the loser passes when nothing is left to gain") {
+  Rules rules;
+  rules.komi = 7.5;  // black loses by 0.5 whatever it does
+  GameState game(Board::FromAscii(kSettled), rules, Color::kWhite);
+  game.Play({kPassLoc, Color::kWhite});
+  SettledEvaluator eval;
+  for (bool full : {false, true}) {
+    Rng rng(22);
+    Search search(NoNoise(), eval, rng);
+    search.SetPosition(game);
+    const SearchResult r = search.Run(200, full);
+    CHECK(r.best_move == kPassLoc);
+    CHECK(r.root_value == doctest::Approx(-1.0));
+  }
+}
+
+TEST_CASE("search: the ending bonus is what makes the pass preferred to filling an eye") {
+  Rules rules;
+  rules.komi = 7.5;
+  GameState game(Board::FromAscii(kSettled), rules, Color::kWhite);
+  game.Play({kPassLoc, Color::kWhite});
+  SettledEvaluator eval;
+  SearchParams params = NoNoise();
+  Rng rng(23);
+  Search with_bonus(params, eval, rng);
+  with_bonus.SetPosition(game);
+  const int pass = MoveIndex(kPassLoc, 7);
+  const SearchResult a = with_bonus.Run(400, false);
+  params.root_ending_bonus_points = 0;
+  Search without(params, eval, rng);
+  without.SetPosition(game);
+  const SearchResult b = without.Run(400, false);
+  // Filling an eye and passing are worth the same to the search without the bonus.
+  CHECK(a.visits[pass] > 300);
+  CHECK(b.visits[pass] < a.visits[pass]);
+}
+
+TEST_CASE("search: the winner plays on while a point is left to gain") {
+  // The dame at the bottom of the boundary is worth a point to whoever fills it.
+  Rules rules;
+  rules.komi = 0.5;
+  GameState game(Board::FromAscii(R"(
+    X . X X O . O
+    X X X X O O O
+    X . X X O . O
+    X X X X O O O
+    X . X X O . O
+    X X X X O O O
+    X X X . O O O)"),
+                 rules, Color::kWhite);
+  game.Play({kPassLoc, Color::kWhite});
+  const Loc dame = MakeLoc(3, 6, 7);
+  SettledEvaluator eval;
+  Rng rng(24);
+  Search search(NoNoise(), eval, rng);
+  search.SetPosition(game);
+  const SearchResult r = search.Run(300, false);
+  // Passing wins too (by 5.5); the dame wins by 6.5.
+  CHECK(r.best_move == dame);
+  // Win/loss alone values them alike, and gives the dame fewer visits.
+  SearchParams win_loss_only = NoNoise();
+  win_loss_only.dynamic_score_utility = 0;
+  Search plain(win_loss_only, eval, rng);
+  plain.SetPosition(game);
+  const SearchResult p = plain.Run(300, false);
+  CHECK(r.visits[MoveIndex(dame, 7)] > p.visits[MoveIndex(dame, 7)]);
+}
+
+TEST_CASE("search: the dynamic score center follows the root's score") {
+  Rules rules;
+  rules.komi = 0.5;
+  SettledEvaluator eval;
+  Rng rng(25);
+  Search search(NoNoise(), eval, rng);
+  search.SetPosition(GameState(Board::FromAscii(kSettled), rules, Color::kBlack));
+  const SearchResult r = search.Run(50, false);
+  // 6.5 points up: the center is 0.75 of that, within 0.5 * sqrt(49) = 3.5 points of it.
+  CHECK(r.root_score == doctest::Approx(6.5));
+  CHECK(r.score_center == doctest::Approx(0.75 * 6.5));
+  CHECK(ScoreValue(6.5, 0, 2.0, 49) == doctest::Approx(2 / M_PI * std::atan(6.5 / 14)));
+}
+
+TEST_CASE("search: cheap searches use the normal FPU reduction at the root") {
+  // The likely move is good (+0.2 for black): with a root reduction of 0 the unvisited
+  // children get FPU +0.2 and are tried once the likely move's exploration term shrinks; with
+  // the normal reduction of 1.0 they stay far below it.
+  FakeEvaluator eval;
+  Rules rules;
+  rules.komi = 0;
+  SearchParams params = NoNoise();
+  params.dynamic_score_utility = 0;
+  params.root_fpu_reduction = 0.0;
+  params.fpu_reduction = 1.0;
+  params.forced_playout_k = 0;
+  eval.policy = [](const GameState& s) {
+    std::vector<float> p(s.size() * s.size() + 1, 0.01f);
+    p[12] = 0.7f;
+    return p;
+  };
+  eval.value = [](const GameState& s) {
+    return s.board().At(MakeLoc(2, 2, 5)) == Color::kEmpty ? 0.0f : ForSideToMove(s, 0.2);
+  };
+  const auto spread = [&](bool full) {
+    Rng rng(26);
+    Search search(params, eval, rng);
+    search.SetPosition(GameState(Board(5), rules, Color::kBlack));
+    const SearchResult r = search.Run(300, full);
+    return 300 - 1 - r.visits[12];
+  };
+  // Full searches (root noise off here) use root_fpu_reduction 0: the others are tried.
+  CHECK(spread(true) > 20);
+  CHECK(spread(false) == 0);
+}
+
 TEST_CASE("search: search on a finished game is an error") {
   GameState game(5);
   game.Play({kPassLoc, Color::kBlack});

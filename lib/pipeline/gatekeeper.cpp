@@ -608,7 +608,6 @@ void DeclareGatekeeperOptions(ConfigSpec& spec) {
   // KataGo's gatekeeper1.cfg: temperature 0.5 early, 0.2 late; pos_len for 9x9 nets.
   GameParams& defaults = *game_defaults;
   defaults.pos_len = 9;
-  defaults.search.root_fpu_reduction = 0.1;
   defaults.temperature_early = 0.5;
   defaults.temperature_late = 0.2;
   defaults.resign.enabled = false;

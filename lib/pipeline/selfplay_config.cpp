@@ -115,9 +115,19 @@ void DeclareGameOptions(ConfigSpec& spec, const GameParams& defaults) {
   spec.Int("pos_len", defaults.pos_len, go::kMinSize, go::kMaxSize,
            "edge of the input planes (the stored rows and the net's input; >= every board size)");
   spec.Double("cpuct", s.cpuct, 0, 100, "PUCT exploration constant");
-  spec.Double("fpu_reduction", s.fpu_reduction, 0, 10, "first play urgency reduction below root");
-  spec.Double("root_fpu_reduction", s.root_fpu_reduction, 0, 10,
-              "first play urgency reduction at the root");
+  spec.Double("fpu_reduction", s.fpu_reduction, 0, 10,
+              "first play urgency reduction (at the root too, except in full searches)");
+  spec.Double("win_loss_utility", s.win_loss_utility, 0, 100, "utility of a win (a loss: minus it)");
+  spec.Double("static_score_utility", s.static_score_utility, 0, 100,
+              "utility of the score lead, centered on 0");
+  spec.Double("dynamic_score_utility", s.dynamic_score_utility, 0, 100,
+              "utility of the score lead, centered on the root's expected score");
+  spec.Double("dynamic_score_center_zero_weight", s.dynamic_score_center_zero_weight, 0, 1,
+              "how far the dynamic center is pulled from the root's score toward 0");
+  spec.Double("dynamic_score_center_scale", s.dynamic_score_center_scale, 0.01, 100,
+              "width of the dynamic score term in units of sqrt(board area) points");
+  spec.Double("root_ending_bonus_points", s.root_ending_bonus_points, 0, 100,
+              "points charged at the root for filling settled territory (0: off)");
   spec.Double("temperature_early", defaults.temperature_early, 0, 10, "move temperature at turn 0");
   spec.Double("temperature_late", defaults.temperature_late, 0, 10, "move temperature late");
   spec.Double("temperature_halflife", defaults.temperature_halflife, 0.01, 1000,
@@ -140,7 +150,13 @@ void ReadGameOptions(const Config& config, GameParams* game) {
                           : ParseWeightedList("komis", komis, -150, 150);
   g.search.cpuct = config.GetDouble("cpuct");
   g.search.fpu_reduction = config.GetDouble("fpu_reduction");
-  g.search.root_fpu_reduction = config.GetDouble("root_fpu_reduction");
+  g.search.win_loss_utility = config.GetDouble("win_loss_utility");
+  g.search.static_score_utility = config.GetDouble("static_score_utility");
+  g.search.dynamic_score_utility = config.GetDouble("dynamic_score_utility");
+  g.search.dynamic_score_center_zero_weight =
+      config.GetDouble("dynamic_score_center_zero_weight");
+  g.search.dynamic_score_center_scale = config.GetDouble("dynamic_score_center_scale");
+  g.search.root_ending_bonus_points = config.GetDouble("root_ending_bonus_points");
   g.temperature_early = config.GetDouble("temperature_early");
   g.temperature_late = config.GetDouble("temperature_late");
   g.temperature_halflife = config.GetDouble("temperature_halflife");
@@ -175,6 +191,8 @@ void DeclareSelfplayOptions(ConfigSpec& spec) {
   spec.Double("dirichlet_weight", s.dirichlet_weight, 0, 1, "weight of root noise (0: none)");
   spec.Double("root_policy_temperature", s.root_policy_temperature, 0.01, 100,
               "softmax temperature on root priors in full searches (1: off)");
+  spec.Double("root_fpu_reduction", s.root_fpu_reduction, 0, 10,
+              "first play urgency reduction at the root of full searches (root noise on)");
   spec.Double("forced_playout_k", s.forced_playout_k, 0, 100,
               "forced playouts coefficient in full searches (0: off, no target pruning)");
   spec.Double("resign.no_resign_fraction", resign.no_resign_fraction, 0, 1,
@@ -223,6 +241,7 @@ SelfplayOptions SelfplayOptionsFromConfig(const Config& config) {
   g.search.dirichlet_weight = config.GetDouble("dirichlet_weight");
   g.search.root_policy_temperature = config.GetDouble("root_policy_temperature");
   g.search.forced_playout_k = config.GetDouble("forced_playout_k");
+  g.search.root_fpu_reduction = config.GetDouble("root_fpu_reduction");
   g.resign.no_resign_fraction = config.GetDouble("resign.no_resign_fraction");
 
   o.num_game_threads = static_cast<int>(config.GetInt("num_game_threads"));

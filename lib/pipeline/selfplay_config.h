@@ -22,7 +22,9 @@ void DeclareSelfplayOptions(ConfigSpec& spec);
 SelfplayOptions SelfplayOptionsFromConfig(const Config& config);
 
 // The keys of one game, shared by selfplay and the gatekeeper: the [rules] keys, board_sizes,
-// komis, pos_len, cpuct, fpu_reduction, root_fpu_reduction, temperature_early,
+// komis, pos_len, cpuct, fpu_reduction, the utility keys (win_loss_utility,
+// static_score_utility, dynamic_score_utility, dynamic_score_center_zero_weight,
+// dynamic_score_center_scale, root_ending_bonus_points), temperature_early,
 // temperature_late, temperature_halflife, max_moves_per_area, resign.enabled,
 // resign.threshold and resign.consecutive_turns, with `defaults` as their defaults.
 void DeclareGameOptions(ConfigSpec& spec, const GameParams& defaults);
