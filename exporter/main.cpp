@@ -31,7 +31,7 @@ int Main(int argc, const char* const argv[]) {
   Logger logger(ParseLogLevel(config.GetString("log_level")));
   logger.OpenFile(pipeline::LogsDir(options.base_dir, "exporter") + "/" + pipeline::HostPid() +
                   ".log");
-  logger.Info("tengen-exporter starting; options:\n" + config.Describe());
+  logger.Info(StartupMessage("tengen-exporter", config));
   const pipeline::ExporterStats stats =
       pipeline::RunExporter(options, logger, StopToken::FromSignals());
   logger.Info("tengen-exporter done: " + std::to_string(stats.exported) + " exported, " +

@@ -34,7 +34,7 @@ int Main(int argc, const char* const argv[]) {
   Logger logger(ParseLogLevel(config.GetString("log_level")));
   logger.OpenFile(pipeline::LogsDir(options.base_dir, "gatekeeper") + "/" + pipeline::HostPid() +
                   ".log");
-  logger.Info("tengen-gatekeeper starting; options:\n" + config.Describe());
+  logger.Info(StartupMessage("tengen-gatekeeper", config));
   const pipeline::GatekeeperStats stats =
       pipeline::RunGatekeeper(options, logger, StopToken::FromSignals());
   logger.Info("tengen-gatekeeper done: " + std::to_string(stats.accepted) + " accepted, " +

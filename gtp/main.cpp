@@ -27,6 +27,7 @@
 #include "util/log.h"
 #include "util/program.h"
 #include "util/rng.h"
+#include "util/version.h"
 #ifdef TENGEN_WITH_TORCH
 #include "pipeline/torch_loader.h"
 #endif
@@ -177,10 +178,11 @@ int Main(int argc, const char* const argv[]) {
   options.board_size = board_size;
   options.max_board_size = pos_len;
   options.max_moves = static_cast<int>(config.GetInt("max_moves"));
-  options.version = "0.1 (" + model_name + ")";
-  logger.Info("tengen-gtp: model " + (model ? model->path : std::string("none (random net)")) +
-              ", pos_len " + std::to_string(pos_len) + ", " + std::to_string(threads) +
-              " thread(s), seed " + std::to_string(seed));
+  options.version = std::string(CodeVersion()) + " (" + model_name + ")";
+  logger.Info("tengen-gtp " + std::string(CodeVersion()) + ": model " +
+              (model ? model->path : std::string("none (random net)")) + ", pos_len " +
+              std::to_string(pos_len) + ", " + std::to_string(threads) + " thread(s), seed " +
+              std::to_string(seed));
   gtp::GtpEngine engine(
       options, std::make_unique<gtp::SearchPlayer>(params, leaves, seeder.Next(),
                                                    config.GetBool("verbose") ? &logger : nullptr));

@@ -109,7 +109,7 @@ int Main(int argc, const char* const argv[]) {
 
   InstallStopSignalHandlers();
   const StopToken stop = StopToken::FromSignals();
-  logger.Info("tengen-match starting; options:\n" + config.Describe());
+  logger.Info(StartupMessage("tengen-match", config));
   const match::MatchReport report =
       match::RunMatch(options, logger, [&stop] { return stop.stop_requested(); });
   std::cout << match::MatchSummary(report) << "\n";

@@ -12,7 +12,8 @@
 #   TRAININGNAME  the trainer's name, train/<name>/ (default MODELKIND)
 #   MODELKIND     net b{blocks}c{channels} (default b4c64: a net this 2-core box trains in
 #                 minutes per cycle)
-#   USEGATING     1: candidates go through the gatekeeper; 0: straight into models/ (default 1)
+#   USEGATING     1: candidates go through the gatekeeper; 0: straight into models/ (default 0:
+#                 on a small box gating costs more play than it saves; docs/TRAINING.md)
 # options:
 #   --cycles N            stop after N cycles (default 0: until Ctrl-C)
 #   --games-per-cycle N   selfplay games per cycle (default 100)
@@ -25,9 +26,9 @@
 #                         on the selfplay board size, and rate it on the run's Elo ladder,
 #                         BASE/ladder/ladder.json (anchor gnugo-l1 = 0); default 0: off
 #   --ladder-visits V     the model's visits per move in those games (default 100)
-# The loop's own settings for small runs (override them with --set-PROGRAM): shuffler
-# min_rows 1000 and taper scale 2000; trainer samples_per_epoch 5000, 4 samples of bucket per
-# new row (at most 20000), stopping when the bucket runs dry or there is no data yet.
+# The configs' defaults are sized for this 2-core class of box (docs/TRAINING.md); the loop adds
+# only what makes each program stop once its part of the cycle is done (--set-PROGRAM
+# overrides anything).
 #
 # The phase (gating, selfplay, shuffle, train, export) and cycle are kept in
 # BASEDIR/status/synchronous_loop-<host>.json; each program logs under BASEDIR/logs/.
@@ -68,7 +69,7 @@ base=${positional[0]:-./run}
 run_name=${positional[1]:-run}
 model_kind=${positional[3]:-b4c64}
 training_name=${positional[2]:-$model_kind}
-gating=${positional[4]:-1}
+gating=${positional[4]:-0}
 [[ $cycles =~ ^[0-9]+$ ]] || { echo "synchronous_loop.sh: --cycles must be a number, got '$cycles'" >&2; exit 2; }
 [[ $games =~ ^[1-9][0-9]*$ ]] || { echo "synchronous_loop.sh: --games-per-cycle must be a positive number, got '$games'" >&2; exit 2; }
 [[ $ladder_games =~ ^[0-9]+$ ]] || { echo "synchronous_loop.sh: --ladder-games must be a number, got '$ladder_games'" >&2; exit 2; }
@@ -184,12 +185,10 @@ while ((cycles == 0 || cycle < cycles)); do
     run_stage gating "$cycle" gatekeeper --quit-if-no-nets-to-test true
   fi
   run_stage selfplay "$cycle" selfplay --models-dir "$base/models" --max-games-total "$games"
-  run_stage shuffle "$cycle" shuffler --once true --set min_rows=1000 --set taper_window_scale=2000 \
-    --set rows_per_output_file=20000
+  run_stage shuffle "$cycle" shuffler --once true
   run_stage train "$cycle" trainer --training-name "$training_name" --run-name "$run_name" \
     --model-kind "$model_kind" --stop-when-train-bucket-limited true --quit-if-no-data true \
-    --set samples_per_epoch=5000 --set max_train_bucket_per_new_data=4 \
-    --set max_train_bucket_size=20000 --set export_mode=main
+    --set export_mode=main
   run_stage export "$cycle" exporter --once true --gating "$([[ $gating == 1 ]] && echo true || echo false)"
   accepted=$(find "$base/models" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp*' | wc -l)
   echo "=== cycle $cycle done: $accepted accepted models in $base/models ===" >&2

@@ -41,7 +41,7 @@ int Main(int argc, const char* const argv[]) {
   Logger logger(ParseLogLevel(config.GetString("log_level")));
   logger.OpenFile(pipeline::LogsDir(options.base_dir, "selfplay") + "/" + pipeline::HostPid() +
                   ".log");
-  logger.Info("tengen-selfplay starting; options:\n" + config.Describe());
+  logger.Info(StartupMessage("tengen-selfplay", config));
 
   const pipeline::SelfplayStats stats =
       pipeline::RunSelfplay(options, logger, StopToken::FromSignals());

@@ -28,7 +28,7 @@ int Main(int argc, const char* const argv[]) {
   Logger logger(ParseLogLevel(config.GetString("log_level")));
   logger.OpenFile(pipeline::LogsDir(options.base_dir, "shuffler") + "/" + pipeline::HostPid() +
                   ".log");
-  logger.Info("tengen-shuffler starting; options:\n" + config.Describe());
+  logger.Info(StartupMessage("tengen-shuffler", config));
   const int published = pipeline::RunShuffler(options, logger, StopToken::FromSignals());
   logger.Info("tengen-shuffler done: " + std::to_string(published) + " shuffles published");
   return 0;

@@ -8,6 +8,7 @@
 #include "gtp_test_client.h"
 #include "test_support.h"
 #include "util/subprocess.h"
+#include "util/version.h"
 
 namespace tengen::gtp_test {
 namespace {
@@ -93,7 +94,7 @@ TEST_CASE("tengen-gtp: --help lists the options and exits 0") {
 TEST_CASE("tengen-gtp: MCTS with the random net, threads and a GUI's session") {
   GtpClient engine(
       {kBinary, "--visits", "40", "--threads", "2", "--seed", "5", "--verbose", "false"});
-  CHECK(engine.Must("version") == "0.1 (random)");
+  CHECK(engine.Must("version") == std::string(CodeVersion()) + " (random)");
   CHECK(engine.Must("boardsize 7").empty());
   CHECK(engine.Must("clear_board").empty());
   CHECK(engine.Must("komi 6.5").empty());

@@ -186,6 +186,55 @@ TEST_CASE("game runner: how a game ended and the moves after its first pass") {
                          : GameEnd::kMoveCap));
 }
 
+// The uniform random net, but sure that the side to move leads by `lead` points.
+class LeadEvaluator : public search::LeafEvaluator {
+ public:
+  explicit LeadEvaluator(float lead) : lead_(lead) {}
+  search::LeafEvaluation Evaluate(const go::GameState& state) override {
+    search::LeafEvaluation eval = search::UniformEvaluator().Evaluate(state);
+    eval.score = lead_;
+    return eval;
+  }
+
+ private:
+  float lead_;
+};
+
+TEST_CASE("game runner: an automatic komi evens out the black net's expected lead") {
+  GameParams params = SmallGame(5);
+  params.komis = {{7.0, 1.0}};
+  params.max_moves_per_area = 2.0 / 25;  // the komi is all this test needs
+  params.komi_auto = true;
+  LeadEvaluator leads(3.0f);  // black (to move on the empty board) leads by 3 at komi 7
+  search::UniformEvaluator uniform;
+  const Player black{&leads, "leads"};
+  const Player white{&uniform, "uniform"};
+  FinishedGame game;
+  REQUIRE(PlayGame(
+      params, black, white, 1, [] { return false; }, &game));
+  CHECK(game.sgf.rules.komi == 10.0);
+  // Noise of 1 point: every komi a half point, spread around 10.
+  params.komi_stdev = 1.0;
+  double total = 0;
+  bool varied = false;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    REQUIRE(PlayGame(
+        params, black, white, seed, [] { return false; }, &game));
+    const double komi = game.sgf.rules.komi;
+    CHECK(komi * 2 == std::round(komi * 2));
+    varied = varied || komi != 10.0;
+    total += komi;
+  }
+  CHECK(varied);
+  CHECK(total / 40 == doctest::Approx(10.0).epsilon(0.05));
+  // Never beyond the board's area.
+  LeadEvaluator huge(1000.0f);
+  const Player greedy{&huge, "huge"};
+  REQUIRE(PlayGame(
+      params, greedy, white, 2, [] { return false; }, &game));
+  CHECK(game.sgf.rules.komi == 25.0);
+}
+
 TEST_CASE("game runner: a stop request abandons the game in flight") {
   // The stop is polled between moves and between playouts: once it says stop, the game ends
   // within a poll or two instead of finishing its search.

@@ -12,6 +12,7 @@
 #include "nn/torch/model.h"
 #include "test_support.h"
 #include "util/publish.h"
+#include "util/version.h"
 
 namespace tengen::gtp_test {
 namespace {
@@ -46,7 +47,7 @@ TEST_CASE("tengen-gtp plays with a b1c16 net from --model and --models-dir") {
   {
     GtpClient engine({kBinary, "--model", models + "/run-t-s5-d1", "--visits", "24", "--seed", "1",
                       "--precision", "fp32", "--verbose", "false"});
-    CHECK(engine.Must("version") == "0.1 (run-t-s5-d1)");
+    CHECK(engine.Must("version") == std::string(CodeVersion()) + " (run-t-s5-d1)");
     // The net was made for 7x7 planes: that is the largest board and the starting size.
     CHECK_FALSE(engine.Send("boardsize 9").ok);
     CHECK(engine.Must("showboard").find(" 7 . . . . . . . 7") != std::string::npos);
@@ -61,7 +62,7 @@ TEST_CASE("tengen-gtp plays with a b1c16 net from --model and --models-dir") {
     // The newest by samples, with two search threads sharing the batching server.
     GtpClient engine({kBinary, "--models-dir", models, "--visits", "32", "--threads", "2", "--seed",
                       "2", "--precision", "fp32", "--verbose", "false"});
-    CHECK(engine.Must("version") == "0.1 (run-t-s100-d20)");
+    CHECK(engine.Must("version") == std::string(CodeVersion()) + " (run-t-s100-d20)");
     PlaySome(engine, 8);
     CHECK(engine.Must("quit").empty());
   }

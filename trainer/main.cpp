@@ -29,7 +29,7 @@ int Main(int argc, const char* const argv[]) {
   Logger logger(ParseLogLevel(config.GetString("log_level")));
   logger.OpenFile(pipeline::LogsDir(options.base_dir, "trainer") + "/" + pipeline::HostPid() +
                   ".log");
-  logger.Info("tengen-trainer starting; options:\n" + config.Describe());
+  logger.Info(StartupMessage("tengen-trainer", config));
   const pipeline::TrainerResult result =
       pipeline::RunTrainer(options, logger, StopToken::FromSignals());
   logger.Info("tengen-trainer done: " + std::to_string(result.epochs) + " epochs this run, " +

@@ -15,6 +15,7 @@
 #include "util/error.h"
 #include "util/log.h"
 #include "util/publish.h"
+#include "util/version.h"
 
 namespace tengen::pipeline {
 namespace {
@@ -153,6 +154,7 @@ std::string ExportJson(const std::string& name, const CheckedSnapshot& snapshot,
   AddField(&json, "fold_check_tolerance", JsonNumber(check.fold_tolerance));
   AddField(&json, "exported_utc", JsonString(exported_utc));
   AddField(&json, "exporter", JsonString(HostPid()));
+  AddField(&json, "exporter_code_version", JsonString(CodeVersion()));
   AddField(&json, "destination", JsonString(destination));
   return json + "\n}\n";
 }

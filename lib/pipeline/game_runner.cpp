@@ -1,5 +1,6 @@
 #include "pipeline/game_runner.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -75,6 +76,15 @@ void FinishRow(const go::Board& final_board, const std::array<go::Color, go::kMa
 
 }  // namespace
 
+double FairKomi(const GameParams& params, const go::GameState& empty,
+                search::LeafEvaluator& evaluator, Rng& rng) {
+  const double area = static_cast<double>(empty.size()) * empty.size();
+  // Black is to move, so the lead is black's: with that much more komi the game is even.
+  double komi = empty.rules().komi + evaluator.Evaluate(empty).score;
+  if (params.komi_stdev > 0) komi += params.komi_stdev * rng.Normal();
+  return std::clamp(std::round(komi * 2) / 2, -area, area);
+}
+
 const char* GameEndName(GameEnd end) {
   switch (end) {
     case GameEnd::kPasses:
@@ -101,6 +111,8 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
   go::Rules rules = params.rules;
   rules.komi = DrawWeighted(params.komis, rng);
   const int max_moves = static_cast<int>(std::ceil(params.max_moves_per_area * size * size));
+  if (params.komi_auto)
+    rules.komi = FairKomi(params, go::GameState(size, rules, max_moves), *black.evaluator, rng);
   go::GameState state(size, rules, max_moves);
 
   *game = FinishedGame();
@@ -152,7 +164,8 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
       break;
     }
   }
-  if (!game->resigned) game->end = state.consecutive_passes() >= 2 ? GameEnd::kPasses : GameEnd::kMoveCap;
+  if (!game->resigned)
+    game->end = state.consecutive_passes() >= 2 ? GameEnd::kPasses : GameEnd::kMoveCap;
   const auto owner = go::AreaOwnership(state.board());
   if (!game->resigned) {
     game->final_score = go::TrompTaylorScore(state.board(), rules.komi);

@@ -8,8 +8,9 @@
 //
 // A resigned game keeps its rows with their policy and value targets; its final board is
 // unknown, so its rows' score and ownership targets are zeroed and weighted 0 (score_weight).
-// Resignation is off by default (as in KataGo selfplay). Game ids are drawn from entropy, not from the seed, so that
-// a master seed reused across restarts does not repeat them; the seed still fixes the moves.
+// Resignation is off by default (as in KataGo selfplay). Game ids are drawn from entropy, not from
+// the seed, so that a master seed reused across restarts does not repeat them; the seed still fixes
+// the moves.
 
 #include <cstdint>
 #include <functional>
@@ -31,6 +32,14 @@ struct GameParams {
   // Board sizes with relative weights, e.g. {{9, 1.0}}; komi values with relative weights.
   std::vector<std::pair<int, double>> board_sizes = {{9, 1.0}};
   std::vector<std::pair<double, double>> komis = {{7.0, 1.0}};
+  // Fair komi (KataGo's komiAuto): the komi drawn from `komis` is moved by the black player's
+  // net's expected score lead for black on the empty board, so that the net sees the game as
+  // even, then by normal noise of komi_stdev points, and rounded to a half point (clamped to
+  // the board area). Keeps value targets balanced while the nets cannot yet make use of the
+  // first move: a net sure that black loses at komi 7 would otherwise pass at move 1 (and both
+  // passes end the game), and those games would teach it the same.
+  bool komi_auto = false;
+  double komi_stdev = 0;
   go::Rules rules;  // ko and suicide; komi is drawn per game
   search::SearchParams search;
   search::PlayoutCap playout_cap;
@@ -77,6 +86,10 @@ struct FinishedGame {
 // abandoned and the function returns false (the game in flight is dropped, as DESIGN asks).
 bool PlayGame(const GameParams& params, const Player& black, const Player& white, uint64_t seed,
               const std::function<bool()>& stop, FinishedGame* game);
+
+// The komi of a game started at `empty` (black to move) under GameParams::komi_auto.
+double FairKomi(const GameParams& params, const go::GameState& empty,
+                search::LeafEvaluator& evaluator, Rng& rng);
 
 // The temperature for `turn` on a board of `size` (see GameParams).
 double MoveTemperature(const GameParams& params, int turn, int size);

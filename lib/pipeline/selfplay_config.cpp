@@ -117,7 +117,8 @@ void DeclareGameOptions(ConfigSpec& spec, const GameParams& defaults) {
   spec.Double("cpuct", s.cpuct, 0, 100, "PUCT exploration constant");
   spec.Double("fpu_reduction", s.fpu_reduction, 0, 10,
               "first play urgency reduction (at the root too, except in full searches)");
-  spec.Double("win_loss_utility", s.win_loss_utility, 0, 100, "utility of a win (a loss: minus it)");
+  spec.Double("win_loss_utility", s.win_loss_utility, 0, 100,
+              "utility of a win (a loss: minus it)");
   spec.Double("static_score_utility", s.static_score_utility, 0, 100,
               "utility of the score lead, centered on 0");
   spec.Double("dynamic_score_utility", s.dynamic_score_utility, 0, 100,
@@ -153,8 +154,7 @@ void ReadGameOptions(const Config& config, GameParams* game) {
   g.search.win_loss_utility = config.GetDouble("win_loss_utility");
   g.search.static_score_utility = config.GetDouble("static_score_utility");
   g.search.dynamic_score_utility = config.GetDouble("dynamic_score_utility");
-  g.search.dynamic_score_center_zero_weight =
-      config.GetDouble("dynamic_score_center_zero_weight");
+  g.search.dynamic_score_center_zero_weight = config.GetDouble("dynamic_score_center_zero_weight");
   g.search.dynamic_score_center_scale = config.GetDouble("dynamic_score_center_scale");
   g.search.root_ending_bonus_points = config.GetDouble("root_ending_bonus_points");
   g.temperature_early = config.GetDouble("temperature_early");
@@ -193,6 +193,9 @@ void DeclareSelfplayOptions(ConfigSpec& spec) {
               "softmax temperature on root priors in full searches (1: off)");
   spec.Double("root_fpu_reduction", s.root_fpu_reduction, 0, 10,
               "first play urgency reduction at the root of full searches (root noise on)");
+  spec.Bool("komi_auto", true,
+            "move each game's komi by the net's score lead on the empty board (fair komi)");
+  spec.Double("komi_stdev", 1.0, 0, 100, "normal noise in points added to an automatic komi");
   spec.Double("forced_playout_k", s.forced_playout_k, 0, 100,
               "forced playouts coefficient in full searches (0: off, no target pruning)");
   spec.Double("resign.no_resign_fraction", resign.no_resign_fraction, 0, 1,
@@ -242,6 +245,8 @@ SelfplayOptions SelfplayOptionsFromConfig(const Config& config) {
   g.search.root_policy_temperature = config.GetDouble("root_policy_temperature");
   g.search.forced_playout_k = config.GetDouble("forced_playout_k");
   g.search.root_fpu_reduction = config.GetDouble("root_fpu_reduction");
+  g.komi_auto = config.GetBool("komi_auto");
+  g.komi_stdev = config.GetDouble("komi_stdev");
   g.resign.no_resign_fraction = config.GetDouble("resign.no_resign_fraction");
 
   o.num_game_threads = static_cast<int>(config.GetInt("num_game_threads"));

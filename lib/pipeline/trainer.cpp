@@ -27,6 +27,7 @@
 #include "util/log.h"
 #include "util/publish.h"
 #include "util/rng.h"
+#include "util/version.h"
 
 namespace tengen::pipeline {
 namespace {
@@ -169,6 +170,10 @@ void WriteSnapshot(const TrainerProgramOptions& o, const nn::NetTrainer& trainer
   meta["rows"] = state.total_rows;
   meta["checkpoint"] = checkpoint;
   meta["created_utc"] = UtcTimestampSeconds();
+  meta["code_version"] = CodeVersion();
+  json config = json::object();
+  for (const auto& [key, value] : o.config_values) config[key] = value;
+  meta["trainer_config"] = config;
   trainer.Snapshot(name)->Save(path, {{"training.json", meta.dump(2) + "\n"}});
   logger.Info("snapshot " + path);
 }
@@ -739,6 +744,7 @@ void DeclareTrainerOptions(ConfigSpec& spec) {
 
 TrainerProgramOptions TrainerOptionsFromConfig(const Config& config) {
   TrainerProgramOptions o;
+  o.config_values = config.Values();
   o.base_dir = BaseDirFromConfig(config);
   o.training_name = config.GetString("training_name");
   if (o.training_name.empty() || o.training_name.find('/') != std::string::npos ||

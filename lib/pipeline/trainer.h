@@ -54,6 +54,9 @@ struct TrainerProgramOptions {
   std::chrono::milliseconds heartbeat_interval{5000};
   std::chrono::seconds progress_interval{30};
   nn::TrainerOptions net;  // device, precision ("auto" resolved), optimizer, ...
+  // The effective configuration (every key and its value), recorded in each snapshot's
+  // training.json.
+  std::vector<std::pair<std::string, std::string>> config_values;
 };
 
 void DeclareTrainerOptions(ConfigSpec& spec);

@@ -13,6 +13,7 @@
 
 #include "util/error.h"
 #include "util/publish.h"
+#include "util/version.h"
 
 namespace tengen {
 namespace {
@@ -376,6 +377,17 @@ std::string Config::Describe() const {
     out << spec.key << " = " << value.text << "  (" << value.origin << ")\n";
   }
   return out.str();
+}
+
+std::vector<std::pair<std::string, std::string>> Config::Values() const {
+  std::vector<std::pair<std::string, std::string>> values;
+  for (const OptionSpec& spec : spec_->options())
+    values.emplace_back(spec.key, values_.at(spec.key).text);
+  return values;
+}
+
+std::string StartupMessage(const std::string& program, const Config& config) {
+  return program + " starting, code version " + CodeVersion() + "; options:\n" + config.Describe();
 }
 
 void ApplyConfigFile(Config& config, const std::string& path) {

@@ -11,6 +11,7 @@
 #include <map>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tengen {
@@ -74,6 +75,9 @@ class Config {
   std::string Origin(const std::string& key) const;
   // Every key with its value and origin, one per line, for the log at start-up.
   std::string Describe() const;
+  // Every key with its value as text, in declaration order: the effective configuration, for
+  // records that must say how something was made (a snapshot's training.json).
+  std::vector<std::pair<std::string, std::string>> Values() const;
 
  private:
   struct Value {
@@ -87,6 +91,9 @@ class Config {
 
 // Applies a .cfg file; throws IoError when it cannot be read and ConfigError for a bad line.
 void ApplyConfigFile(Config& config, const std::string& path);
+// "<program> starting, code version <v>; options:" and Describe(): the first log line of
+// every program, so that each log says which code and which settings produced it.
+std::string StartupMessage(const std::string& program, const Config& config);
 // Same for text already in memory; `origin` names it in errors (e.g. the file path).
 void ApplyConfigText(Config& config, const std::string& text, const std::string& origin);
 

@@ -3,6 +3,7 @@
 // value type so that each thread or game owns its own; Seed() records what it was seeded with
 // so that games can write their seed into SGF files and be replayed.
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -44,6 +45,12 @@ class Rng {
   }
   // Uniform in [0, 1).
   double UniformDouble() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
+  // Standard normal (Box-Muller; one of the pair is used).
+  double Normal() {
+    const double u = 1.0 - UniformDouble();  // in (0, 1]: log(u) is finite
+    const double v = UniformDouble();
+    return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * M_PI * v);
+  }
 
  private:
   static uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }

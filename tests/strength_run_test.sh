@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# scripts/strength_run.sh with the loop's tiny settings: trains for its running-time budget
+# (not much more), records each model with its running time and selfplay games, rates the
+# first and the interval nets against each other and GNU Go level 1 on the ladder, writes the
+# summary; run again, it neither trains nor plays a finished match twice.
+set -euo pipefail
+src=$1
+bin=$2
+work=$(mktemp -d)
+trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
+base=$work/base
+source "$src/tests/loop_lib.sh"
+
+# The loop's --set-PROGRAM form of the tiny settings.
+loop_sets=()
+for program in selfplay shuffler trainer; do
+  declare -n tiny=tiny_$program
+  for ((i = 0; i < ${#tiny[@]}; i++)); do
+    [[ ${tiny[i]} == --set ]] && loop_sets+=(--set-$program "${tiny[i + 1]}")
+  done
+  unset -n tiny
+done
+run() {
+  bash "$src/scripts/strength_run.sh" "$base" --hours 0.008 --every 0.004 --games 2 \
+    --gnugo-levels 1 --visits 4 --board-size 7 -- strength tiny b1c16 0 --games-per-cycle 6 \
+    "${loop_sets[@]}" > "$work/run$1.log" 2>&1 ||
+    { cat "$work/run$1.log"; fail "strength_run.sh exited with $?"; }
+}
+
+started=$(now)
+run 1
+spent=$(cat "$base/strength/running_seconds")
+((spent >= 28 && spent <= 28 + 40)) || fail "running time $spent s, budget 28 s"
+(($(now) - started < 300)) || fail "took $(($(now) - started)) s"
+# Each model once, with running seconds within the budget and a selfplay game count.
+(($(wc -l < "$base/strength/models.tsv") >= 2)) || fail "fewer than 2 models: $(cat "$base/strength/models.tsv")"
+awk -F'\t' 'NF != 4 || $2 !~ /^[0-9]+$/ || $2 > 70 || $3 !~ /^[0-9]+$/ { exit 1 }' \
+  "$base/strength/models.tsv" || fail "bad models.tsv: $(cat "$base/strength/models.tsv")"
+(($(cut -f1 "$base/strength/models.tsv" | sort | uniq -d | wc -l) == 0)) || fail "a model listed twice"
+first=$(head -1 "$base/strength/models.tsv" | cut -f1)
+[[ -f $base/ladder/$first-vs-gnugo-l1/match.json ]] || fail "the first net was not rated against GNU Go"
+grep -q '"complete": true' "$base/ladder/$first-vs-gnugo-l1/match.json" || fail "match incomplete"
+grep -q "$first" "$base/ladder/ladder.json" || fail "the first net is not on the ladder"
+grep -q "| 0 | $first |" "$base/strength/summary.md" || fail "summary lacks the first net: $(cat "$base/strength/summary.md")"
+grep -q "vs gnugo-l1 | 2 |" "$base/strength/summary.md" || fail "summary lacks the GNU Go match"
+matches=$(ls -d "$base"/ladder/*-vs-* | wc -l)
+
+# Again: nothing left to train or to play.
+stamp=$(stat -c %Y "$base/ladder/$first-vs-gnugo-l1/match.json")
+run 2
+[[ $(cat "$base/strength/running_seconds") == "$spent" ]] || fail "trained again"
+(($(ls -d "$base"/ladder/*-vs-* | wc -l) == matches)) || fail "new matches on the second run"
+[[ $(stat -c %Y "$base/ladder/$first-vs-gnugo-l1/match.json") == "$stamp" ]] || fail "a match was played again"
+echo "strength_run: ok ($matches matches)"
