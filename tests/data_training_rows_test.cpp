@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "data/npz.h"
 #include "data/training_rows.h"
 #include "test_support.h"
 #include "util/error.h"
@@ -34,6 +35,7 @@ TrainingRow RandomRow(Rng& rng, int i) {
   row.score = -3.5f + i;
   for (int k = 0; k < area; ++k) row.ownership.push_back(static_cast<int8_t>(rng.Uniform(3)) - 1);
   row.weight = 1.0f + i;
+  row.score_weight = static_cast<float>(i % 2);
   row.game_id = (int64_t{1} << 40) + i;
   row.turn = 10 * i;
   row.board_size = 5;
@@ -51,6 +53,7 @@ void CheckSame(const TrainingRow& a, const TrainingRow& b) {
   CHECK(a.score == b.score);
   CHECK(a.ownership == b.ownership);
   CHECK(a.weight == b.weight);
+  CHECK(a.score_weight == b.score_weight);
   CHECK(a.game_id == b.game_id);
   CHECK(a.turn == b.turn);
   CHECK(a.board_size == b.board_size);
@@ -119,6 +122,34 @@ TEST_CASE("training rows: packed rows move between files byte for byte") {
   CHECK_THROWS_AS(WritePackedShard(packed.shape, "x", reversed, dir / "bad.npz"), CheckError);
 }
 
+TEST_CASE("training rows: a shard written before score_weight existed reads it as 1") {
+  testing::TempDir dir;
+  Rng rng(7);
+  ShardWriter writer(Shape(), "old");
+  for (int i = 0; i < 3; ++i) writer.Add(RandomRow(rng, i));
+  const std::string path = dir / "new.npz";
+  writer.WriteAndClear(path);
+  // The same arrays but score_weight, as older tengen wrote them.
+  const std::string old_path = dir / "old.npz";
+  {
+    const NpzReader reader(path);
+    NpzWriter old(old_path);
+    for (const std::string& name : reader.names())
+      if (name != "score_weight") old.Add(name, reader.ReadArray(name));
+    old.Finish();
+  }
+  REQUIRE_FALSE(NpzReader(old_path).Has("score_weight"));
+  const Shard fresh = ReadShard(path);
+  const Shard shard = ReadShard(old_path);
+  REQUIRE(shard.rows.size() == 3);
+  for (size_t i = 0; i < shard.rows.size(); ++i) {
+    CHECK(fresh.rows[i].score_weight == static_cast<float>(i % 2));
+    CHECK(shard.rows[i].score_weight == 1.0f);
+    CHECK(shard.rows[i].policy == fresh.rows[i].policy);
+    CHECK(shard.rows[i].game_id == fresh.rows[i].game_id);
+  }
+}
+
 TEST_CASE("training rows: numpy reads every array with the documented dtype and shape") {
   const std::string python = testing::FindNumpyPython();
   REQUIRE_MESSAGE(!python.empty(), "no python3 with numpy: install python3-numpy");
@@ -155,7 +186,7 @@ print('model', bytes(d['model_name']).decode())
       "model_name |u1 6 ",  // the sum of the bytes follows
       "ownership |i1 4x25 ",   "policy <f4 4x26 4.0",       "rules |i1 4x2 2.0",
       "score <f4 4 -8.0",      "spatial_packed |u1 4x3x4 ", "turn <i4 4 60.0",
-      "value <f4 4x3 4.0",     "weight <f4 4 10.0",
+      "value <f4 4x3 4.0",     "weight <f4 4 10.0",         "score_weight <f4 4 2.0",
   };
   for (const std::string& line : expected_lines)
     CHECK_MESSAGE(result.output.find(line) != std::string::npos, line << "\n" << result.output);

@@ -20,6 +20,7 @@
 #include "util/config.h"
 #include "util/error.h"
 #include "util/publish.h"
+#include "util/version.h"
 
 namespace tengen::pipeline {
 namespace {
@@ -102,6 +103,8 @@ TEST_CASE("exporter: a good snapshot goes to modelstobetested/ with export.json"
         "\"batchnorm\": \"unfolded\"", "\"destination\": \"modelstobetested\"",
         "\"exported_utc\": \"20"})
     CHECK(json.find(field) != std::string::npos);
+  CHECK(json.find("\"exporter_code_version\": \"" + std::string(CodeVersion()) + "\"") !=
+        std::string::npos);
   CHECK(json.front() == '{');
   CHECK(json.find("{,") == std::string::npos);
   CHECK(ListPublished(queue).empty());

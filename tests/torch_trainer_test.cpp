@@ -7,6 +7,7 @@
 // clang-format on
 #include <signal.h>
 
+#include <algorithm>
 #include <boost/filesystem.hpp>
 #include <chrono>
 #include <cmath>
@@ -21,8 +22,10 @@
 #include "pipeline/trainer.h"
 #include "test_support.h"
 #include "train_fixture.h"
+#include "util/config.h"
 #include "util/publish.h"
 #include "util/subprocess.h"
+#include "util/version.h"
 
 namespace tengen {
 namespace {
@@ -93,6 +96,56 @@ TEST_CASE("trainer: the loss falls on a fixed small dataset") {
   CHECK(after.value < before.value);
   CHECK(after.ownership < before.ownership);
   CHECK(before.rows == 64);
+}
+
+TEST_CASE("trainer: rows with score_weight 0 add nothing to the score and ownership losses") {
+  nn::TrainBatch batch = SpreadRows(32);
+  auto model = nn::TorchModel::Create(TinyConfig(), 5);
+  nn::NetTrainer trainer(*model, nn::TrainerOptions(), nullptr);
+  const nn::LossSums all = trainer.Evaluate(batch);
+  for (int i = 0; i < 16; ++i) batch.score_weight[static_cast<size_t>(i)] = 0;
+  const nn::LossSums half = trainer.Evaluate(batch);
+  for (int i = 16; i < 32; ++i) batch.score_weight[static_cast<size_t>(i)] = 0;
+  const nn::LossSums none = trainer.Evaluate(batch);
+  CHECK(all.score > 0);
+  CHECK(all.ownership > 0);
+  CHECK(half.score < all.score);
+  CHECK(half.ownership < all.ownership);
+  CHECK(none.score == 0);
+  CHECK(none.ownership == 0);
+  // Policy and value keep every row.
+  CHECK(none.policy == doctest::Approx(all.policy));
+  CHECK(none.value == doctest::Approx(all.value));
+  CHECK(none.weight == doctest::Approx(all.weight));
+}
+
+TEST_CASE("trainer: an AdamW step moves each weight by about its step size, whatever the batch") {
+  // Adam's first step moves every weight with a gradient by lr * g / (|g| + eps), about lr:
+  // the summed loss must not scale it (it did: lr per sample x rows, 137x too large).
+  for (int rows : {16, 64}) {
+    CAPTURE(rows);
+    const nn::TrainBatch batch = SpreadRows(rows);
+    auto model = nn::TorchModel::Create(TinyConfig(), 6);
+    nn::TrainerOptions options;
+    options.optimizer = "adamw";
+    options.weight_decay = 0;
+    nn::NetTrainer trainer(*model, options, nullptr);
+    const double lr_per_sample = 3e-5;
+    trainer.Step(batch, rows, lr_per_sample);
+    const double step = nn::AdamStepSize(lr_per_sample, rows);
+    CHECK(step == doctest::Approx(3e-5 * 1.33 * std::sqrt(rows / 256.0)));
+    const auto after = trainer.Snapshot("after");
+    double largest = 0;
+    const auto before_state = model->net()->NamedState();
+    const auto after_state = after->net()->NamedState();
+    for (size_t i = 0; i < before_state.size(); ++i) {
+      if (before_state[i].first.find("running_") != std::string::npos) continue;
+      largest = std::max(largest,
+                         (after_state[i].second - before_state[i].second).abs().max().item<double>());
+    }
+    CHECK(largest <= step * 1.01);
+    CHECK(largest >= step * 0.5);
+  }
 }
 
 TEST_CASE("trainer: a saved state continues bit for bit") {
@@ -174,6 +227,7 @@ pipeline::TrainerProgramOptions SmallRun(const std::string& base) {
   o.pos_len = testing::kTrainPosLen;
   o.batch_size = 8;
   o.samples_per_epoch = 64;  // 8 steps: 2 files
+  o.config_values = {{"samples_per_epoch", "64"}};
   o.no_repeat_files = true;  // 4 files: exactly 2 epochs, then no data
   o.quit_if_no_data = true;
   o.seed = 42;
@@ -186,6 +240,21 @@ pipeline::TrainerProgramOptions SmallRun(const std::string& base) {
 
 std::unique_ptr<nn::TorchModel> LoadSnapshot(const std::string& base, const std::string& name) {
   return nn::TorchModel::Load(pipeline::TorchModelsToExportDir(base) + "/" + name);
+}
+
+TEST_CASE("trainer program: the options keep every key of the effective configuration") {
+  ConfigSpec spec("t", "t");
+  pipeline::DeclareTrainerOptions(spec);
+  Config config(spec);
+  config.Set("output_dir", "/tmp/base", "test");
+  config.Set("training_name", "t", "test");
+  config.Set("samples_per_epoch", "640", "test");
+  const pipeline::TrainerProgramOptions o = pipeline::TrainerOptionsFromConfig(config);
+  CHECK(o.config_values == config.Values());
+  CHECK(std::find(o.config_values.begin(), o.config_values.end(),
+                  std::make_pair(std::string("samples_per_epoch"), std::string("640"))) !=
+        o.config_values.end());
+  CHECK(o.config_values.size() > 20);
 }
 
 TEST_CASE("trainer program: 2 epochs equal 1 epoch, stop mid-epoch, resume, 1 epoch") {
@@ -205,6 +274,10 @@ TEST_CASE("trainer program: 2 epochs equal 1 epoch, stop mid-epoch, resume, 1 ep
   const std::string meta =
       ReadFile(pipeline::TorchModelsToExportDir(straight) + "/r-t-s64-d5000/training.json");
   CHECK(meta.find("\"samples\": 64") != std::string::npos);
+  // The code version and the trainer's effective configuration.
+  CHECK(meta.find("\"code_version\": \"" + std::string(CodeVersion()) + "\"") !=
+        std::string::npos);
+  CHECK(meta.find("\"samples_per_epoch\": \"64\"") != std::string::npos);
   CHECK(meta.find("checkpoints/ckpt-000000000000064-") != std::string::npos);
 
   const std::string resumed = MakeBase(dir, "resumed");
