@@ -294,6 +294,25 @@ TEST_CASE("search: move choice with temperature 0 takes the most visits, 1 sampl
   }
 }
 
+TEST_CASE("search: a pass is played when it is the best move, never drawn by temperature") {
+  SearchResult r;
+  r.size = 2;
+  r.visits = {0, 50, 10, 0, 40};  // the pass (index 4) has 40 of 100 visits
+  r.policy_target = {0, 0.5f, 0.1f, 0, 0.4f};
+  r.best_move = IndexToLoc(1, 2);
+  Rng rng(9);
+  std::vector<int> counts(5, 0);
+  for (int i = 0; i < 5000; ++i) ++counts[MoveIndex(r.ChooseMove(1.0, rng), 2)];
+  CHECK(counts[4] == 0);
+  CHECK(counts[1] + counts[2] == 5000);
+  CHECK(counts[2] / 5000.0 == doctest::Approx(1.0 / 6).epsilon(0.1));
+  // The most visited move is the pass: it is played at any temperature.
+  r.visits = {0, 30, 10, 0, 60};
+  r.policy_target = {0, 0.3f, 0.1f, 0, 0.6f};
+  r.best_move = kPassLoc;
+  for (int i = 0; i < 100; ++i) CHECK(r.ChooseMove(1.0, rng) == kPassLoc);
+}
+
 TEST_CASE("search: forced playouts visit a poor low-prior move, the pruned target drops them") {
   const Loc good = MakeLoc(2, 2, 9), poor = MakeLoc(6, 6, 9);
   FakeEvaluator eval;

@@ -42,19 +42,24 @@ void Normalize(std::vector<float>& p) {
 }  // namespace
 
 double ScoreValue(double score, double center, double scale, int area) {
-  return (2.0 / M_PI) * std::atan((score - center) / (scale * std::sqrt(static_cast<double>(area))));
+  return (2.0 / M_PI) *
+         std::atan((score - center) / (scale * std::sqrt(static_cast<double>(area))));
 }
 
 go::Loc SearchResult::ChooseMove(double temperature, Rng& rng) const {
-  if (temperature <= 0) return best_move;
-  const float top = *std::max_element(policy_target.begin(), policy_target.end());
+  if (temperature <= 0 || best_move == go::kPassLoc) return best_move;
+  const size_t pass = static_cast<size_t>(MoveIndex(go::kPassLoc, size));
+  float top = 0;
+  for (size_t i = 0; i < policy_target.size(); ++i)
+    if (i != pass) top = std::max(top, policy_target[i]);
   if (top <= 0) return best_move;
   std::vector<double> weights(policy_target.size(), 0.0);
   double total = 0;
   for (size_t i = 0; i < weights.size(); ++i) {
     // (p / top)^(1/T) stays in (0, 1] for any temperature, so low temperatures cannot underflow
     // every weight to zero.
-    if (policy_target[i] > 0) weights[i] = std::pow(policy_target[i] / top, 1.0 / temperature);
+    if (policy_target[i] > 0 && i != pass)
+      weights[i] = std::pow(policy_target[i] / top, 1.0 / temperature);
     total += weights[i];
   }
   double draw = rng.UniformDouble() * total;
@@ -319,8 +324,6 @@ void Search::SetEndingPenalties() {
         std::min(1.0, share) * params_.root_ending_bonus_points * utility_per_point;
   }
 }
-
-
 
 SearchResult Search::Run(int visits, bool full_search, const std::function<bool()>& stop) {
   TENGEN_CHECK(!root_state_.IsOver(), "search on a finished game");

@@ -113,7 +113,11 @@ struct SearchResult {
   go::Loc best_move = go::kPassLoc;
 
   // temperature <= 0: best_move. Otherwise samples a move with probability proportional to
-  // policy_target^(1 / temperature) (KataGo samples its pruned "play selection values").
+  // policy_target^(1 / temperature) (KataGo samples its pruned "play selection values"),
+  // except the pass: it is played when it is best_move, and never drawn otherwise. A pass
+  // drawn by temperature mid-game explores nothing but gives points away, and the games it
+  // ends teach that such passes are normal: in a trial run, nets whose moves were drawn this
+  // way passed ever earlier, until most games ended before move 10.
   go::Loc ChooseMove(double temperature, Rng& rng) const;
 };
 
