@@ -22,6 +22,7 @@
 #include "go/sgf_game.h"
 #include "nn/features.h"
 #include "pipeline/base_dir.h"
+#include "pipeline/game_end_stats.h"
 #include "pipeline/heartbeat.h"
 #include "pipeline/model_registry.h"
 #include "pipeline/selfplay.h"
@@ -96,6 +97,23 @@ TEST_CASE("selfplay: random net, --max-games-total, every row checked against it
   CHECK(json.front() == '{');
   CHECK(json.find("\"state\": \"stopped\"") != std::string::npos);
   CHECK(FilesWith(LogsDir(base.path(), "selfplay"), ".log").size() == 1);
+  // How the games ended, in the heartbeat: the same as read back from their SGFs.
+  GameEndStats ends;
+  for (const std::string& file : FilesWith(sgfs, ".sgfs"))
+    for (const go::SgfRecord& record : go::ReadSgfFile(file)) CHECK(ends.AddRecord(record));
+  REQUIRE(ends.games() == 6);
+  INFO(json);
+  const auto has = [&](const std::string& key, double value) {
+    return json.find("\"" + key + "\": " + JsonNumber(value)) != std::string::npos;
+  };
+  CHECK(has("model_games", 6));
+  CHECK(has("games_end_passes", static_cast<double>(ends.ended_by(GameEnd::kPasses))));
+  CHECK(has("games_end_move_cap", static_cast<double>(ends.ended_by(GameEnd::kMoveCap))));
+  CHECK(has("games_end_resignation", 0));
+  CHECK(has("moves_after_first_pass_median", ends.MovesAfterFirstPass(0.5)));
+  CHECK(has("moves_after_first_pass_p90", ends.MovesAfterFirstPass(0.9)));
+  CHECK(json.find("\"mean_abs_final_score\": ") != std::string::npos);
+  CHECK(result.output.find("moves after the first pass: median") != std::string::npos);
 }
 
 TEST_CASE("selfplay: SIGINT publishes finished rows and exits 0 within seconds") {

@@ -146,7 +146,14 @@ inline Fixture BuildFixture(const std::string& base) {
                   {"rows_per_second", 10},
                   {"nn_evals_per_second", 900},
                   {"mean_batch_size", 12.5},
-                  {"model_load_seconds", 2.5}},
+                  {"model_load_seconds", 2.5},
+                  {"model_games", 40},
+                  {"games_end_passes", 38},
+                  {"games_end_move_cap", 2},
+                  {"games_end_resignation", 0},
+                  {"moves_after_first_pass_median", 3},
+                  {"moves_after_first_pass_p90", 9},
+                  {"mean_abs_final_score", 6.25}},
                  {{"model", "run-b6c96-s3000-d900"}});
   WriteHeartbeat(base, "selfplay", "hostA", 101, 20, "playing",
                  {{"games", 30}, {"games_per_hour", 1200}, {"rows_per_second", 5}});

@@ -286,6 +286,10 @@ TEST_CASE("status: tengen-status prints text and JSON and checks its options") {
   CHECK(text.output.find("trainer on hostC pid 300: STALE") != std::string::npos);
   CHECK(text.output.find("! stale: trainer on hostC") != std::string::npos);
   CHECK(text.output.find("! rising loss: training b6c96") != std::string::npos);
+  // How the current model's games end, for the selfplay process that reports it.
+  CHECK(text.output.find("games of this model 40: ended by passes 38, move cap 2, resignation 0; "
+                         "moves after the first pass: median 3, 90th percentile 9; mean |final "
+                         "score| 6.25") != std::string::npos);
 
   const ProcessResult js = RunProcess({kStatus, "--json", "--set", "min_free_gb=0", "--set",
                                        "min_free_percent=0", "--base-dir", dir.path()});
@@ -293,6 +297,10 @@ TEST_CASE("status: tengen-status prints text and JSON and checks its options") {
   const json j = json::parse(js.output);  // throws (fails the test) when it does not parse
   CHECK(j["format"] == "tengen-status");
   CHECK(j["selfplay"]["active_processes"] == 3);
+  bool ends_in_json = false;
+  for (const json& p : j["processes"])
+    if (p["pid"] == 100) ends_in_json = p["counters"]["moves_after_first_pass_p90"] == 9;
+  CHECK(ends_in_json);
   CHECK(j["selfplay"]["shard_rows"].get<int64_t>() == CountRowsDirectly(dir.path()));
   CHECK(j["shuffle"]["newest"]["window_rows"] == 4321);
   CHECK(j["models"]["queue"].size() == 1);

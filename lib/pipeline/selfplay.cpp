@@ -20,6 +20,7 @@
 #include "nn/batching.h"
 #include "nn/features.h"
 #include "pipeline/base_dir.h"
+#include "pipeline/game_end_stats.h"
 #include "pipeline/heartbeat.h"
 #include "pipeline/net_leaf_evaluator.h"
 #include "util/error.h"
@@ -243,6 +244,8 @@ class SelfplayRunner {
     std::unique_ptr<ShardSink> sink;
     std::atomic<bool> retire{false};  // a newer model is ready: start no more games
     std::atomic<int> running{0};      // game threads still running
+    mutable std::mutex ends_mutex;
+    GameEndStats ends;  // how this model's games ended
   };
 
   bool StopNow() const { return stop_.stop_requested() || failed_.load(); }
@@ -346,6 +349,10 @@ void SelfplayRunner::GameThread(Epoch& epoch, nn::BatchingServer& server, uint64
         break;
       }
       epoch.sink->Add(game);
+      {
+        std::lock_guard<std::mutex> lock(epoch.ends_mutex);
+        epoch.ends.Add(game);
+      }
       rows_finished_ += static_cast<int64_t>(game.rows.size());
       ++games_finished_;
     }
@@ -481,6 +488,11 @@ void SelfplayRunner::Report(const Epoch& epoch, const std::string& state, bool f
   const double evals_per_second = static_cast<double>(stats.nn_positions) / seconds;
   const double mean_batch =
       stats.nn_batches ? static_cast<double>(stats.nn_positions) / stats.nn_batches : 0.0;
+  GameEndStats ends;
+  {
+    std::lock_guard<std::mutex> lock(epoch.ends_mutex);
+    ends = epoch.ends;
+  }
   const auto now = Clock::now();
   if (force_log || now - last_log_ >= options_.log_interval) {
     last_log_ = now;
@@ -500,25 +512,44 @@ void SelfplayRunner::Report(const Epoch& epoch, const std::string& state, bool f
                  FormatFixed(games_per_hour, 0) + " games/hour, " +
                  FormatFixed(rows_per_second, 1) + " rows/s, " + FormatFixed(evals_per_second, 0) +
                  " NN evals/s, mean batch " + FormatFixed(mean_batch, 1) + per_server);
+    if (ends.games() > 0) {
+      logger_.Info("games of " + model_name_ + ": " + std::to_string(ends.games()) +
+                   ", ended by passes " + std::to_string(ends.ended_by(GameEnd::kPasses)) +
+                   ", move cap " + std::to_string(ends.ended_by(GameEnd::kMoveCap)) +
+                   ", resignation " + std::to_string(ends.ended_by(GameEnd::kResignation)) +
+                   "; moves after the first pass: median " +
+                   std::to_string(ends.MovesAfterFirstPass(0.5)) + ", 90th percentile " +
+                   std::to_string(ends.MovesAfterFirstPass(0.9)) + "; mean |final score| " +
+                   FormatFixed(ends.MeanAbsFinalScore(), 1));
+    }
   }
   HeartbeatInfo info;
   info.state = state;
   info.texts = {{"model", model_name_}};
-  info.counters = {{"games", static_cast<double>(stats.games)},
-                   {"games_started", static_cast<double>(games_started_.load())},
-                   {"games_dropped", static_cast<double>(stats.dropped_games)},
-                   {"rows", static_cast<double>(rows_finished_.load())},
-                   {"rows_published", static_cast<double>(stats.rows)},
-                   {"shards", static_cast<double>(stats.shards)},
-                   {"rows_unpublished", static_cast<double>(UnpublishedRows(&epoch))},
-                   {"games_per_hour", games_per_hour},
-                   {"rows_per_second", rows_per_second},
-                   {"nn_evals_per_second", evals_per_second},
-                   {"mean_batch_size", mean_batch},
-                   {"uptime_seconds", stats.seconds},
-                   {"model_load_seconds", model_load_seconds_.load()},
-                   {"model_switch_seconds", model_switch_seconds_.load()},
-                   {"model_switches", static_cast<double>(model_switches_.load())}};
+  info.counters = {
+      {"games", static_cast<double>(stats.games)},
+      {"games_started", static_cast<double>(games_started_.load())},
+      {"games_dropped", static_cast<double>(stats.dropped_games)},
+      {"rows", static_cast<double>(rows_finished_.load())},
+      {"rows_published", static_cast<double>(stats.rows)},
+      {"shards", static_cast<double>(stats.shards)},
+      {"rows_unpublished", static_cast<double>(UnpublishedRows(&epoch))},
+      {"games_per_hour", games_per_hour},
+      {"rows_per_second", rows_per_second},
+      {"nn_evals_per_second", evals_per_second},
+      {"mean_batch_size", mean_batch},
+      {"uptime_seconds", stats.seconds},
+      {"model_load_seconds", model_load_seconds_.load()},
+      {"model_switch_seconds", model_switch_seconds_.load()},
+      {"model_switches", static_cast<double>(model_switches_.load())},
+      // How the current model's games end (pipeline/game_end_stats.h).
+      {"model_games", static_cast<double>(ends.games())},
+      {"games_end_passes", static_cast<double>(ends.ended_by(GameEnd::kPasses))},
+      {"games_end_move_cap", static_cast<double>(ends.ended_by(GameEnd::kMoveCap))},
+      {"games_end_resignation", static_cast<double>(ends.ended_by(GameEnd::kResignation))},
+      {"moves_after_first_pass_median", static_cast<double>(ends.MovesAfterFirstPass(0.5))},
+      {"moves_after_first_pass_p90", static_cast<double>(ends.MovesAfterFirstPass(0.9))},
+      {"mean_abs_final_score", ends.MeanAbsFinalScore()}};
   try {
     heartbeat_.Beat(info, force_log);
   } catch (const Error& e) {

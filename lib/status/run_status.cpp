@@ -43,6 +43,26 @@ std::string Num(double value) {
   return buffer;
 }
 
+// How the current model's selfplay games ended (pipeline/game_end_stats.h), from a selfplay
+// heartbeat's counters; "" for other heartbeats.
+std::string GameEndsLine(const HeartbeatRecord& h) {
+  const auto get = [&](const std::string& key) {
+    for (const auto& [name, value] : h.counters)
+      if (name == key) return value;
+    return std::nan("");
+  };
+  const double games = get("model_games");
+  if (!std::isfinite(games) || games <= 0) return "";
+  std::string line = "games of this model " + Num(games) + ": ended by passes " +
+                     Num(get("games_end_passes")) + ", move cap " + Num(get("games_end_move_cap")) +
+                     ", resignation " + Num(get("games_end_resignation"));
+  if (get("moves_after_first_pass_median") >= 0) {
+    line += "; moves after the first pass: median " + Num(get("moves_after_first_pass_median")) +
+            ", 90th percentile " + Num(get("moves_after_first_pass_p90"));
+  }
+  return line + "; mean |final score| " + Num(get("mean_abs_final_score"));
+}
+
 std::string SignedNum(double value) {
   if (!std::isfinite(value)) return "-";
   char buffer[64];
@@ -461,6 +481,8 @@ std::string FormatStatus(const RunStatus& s) {
         out << "      model " << key << ": " << Num(value) << "\n";
       }
     }
+    const std::string ends = GameEndsLine(h);
+    if (!ends.empty()) out << "      " << ends << "\n";
   }
   if (s.forgotten_heartbeats > 0) {
     out << "  (" << s.forgotten_heartbeats << " heartbeats older than "

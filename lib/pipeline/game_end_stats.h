@@ -1,0 +1,51 @@
+#pragma once
+// How a model's selfplay games end, for the heartbeat and the report: how many ended by two
+// passes, by the move cap or by resignation; the median and 90th percentile of the moves
+// played after a game's first pass (that pass excluded, so a game that ends pass, pass has 1;
+// games in which nobody passed are left out); and the mean |final score| of the games that were
+// scored (not resigned). A settled game between players that understand it ends with a few
+// capturing moves and two passes: long tails after the first pass, games at the move cap and
+// large margins say the nets do not yet know when the game is over. Exact: the moves after the
+// first pass are kept as a histogram (at most 4 x 361 distinct values).
+
+#include <array>
+#include <cstdint>
+#include <map>
+
+#include "go/sgf.h"
+#include "pipeline/game_runner.h"
+
+namespace tengen::pipeline {
+
+class GameEndStats {
+ public:
+  // `moves_after_first_pass` -1: nobody passed. `final_score` is ignored for resignations.
+  void Add(GameEnd end, int moves_after_first_pass, double final_score);
+  void Add(const FinishedGame& game) {
+    Add(game.end, game.moves_after_first_pass, game.final_score);
+  }
+  // The same from a game's SGF record as selfplay writes it: RE "B+R" / "W+R" is a
+  // resignation, a game whose last two moves are passes ended by passes, any other by the move
+  // cap; the score is RE's ("B+3.5", "W+2", "0"). False (nothing added) for another RE.
+  bool AddRecord(const go::SgfRecord& record);
+
+  int64_t games() const { return games_; }
+  int64_t ended_by(GameEnd end) const { return ends_[static_cast<size_t>(end)]; }
+  // Games in which somebody passed.
+  int64_t games_with_pass() const { return with_pass_; }
+  // The q-quantile (0 < q <= 1, nearest rank: the smallest value with at least q of the games
+  // at or below it) of the moves after the first pass; -1 when no game had a pass.
+  int MovesAfterFirstPass(double q) const;
+  // Mean |final score| over the scored games; 0 when there is none.
+  double MeanAbsFinalScore() const;
+
+ private:
+  int64_t games_ = 0;
+  std::array<int64_t, 3> ends_{};  // indexed by GameEnd
+  int64_t with_pass_ = 0;
+  std::map<int, int64_t> after_first_pass_;  // moves -> games
+  int64_t scored_ = 0;
+  double abs_score_sum_ = 0;
+};
+
+}  // namespace tengen::pipeline
