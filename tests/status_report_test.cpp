@@ -26,9 +26,9 @@ using tengen::testing::BuildFixture;
 using tengen::testing::TempDir;
 
 const std::string kReport = TENGEN_BIN_DIR "/tengen-report";
-const char* const kCharts[] = {"loss-policy",    "loss-value", "loss-score",
-                               "loss-ownership", "loss-total", "games-per-hour",
-                               "rows-per-hour",  "elo",        "gating"};
+const char* const kCharts[] = {"loss-policy", "loss-value",     "loss-score",    "loss-ownership",
+                               "loss-total",  "games-per-hour", "rows-per-hour", "elo",
+                               "elo-hours",   "elo-games",      "gating"};
 
 int Count(const std::string& text, const std::string& part) {
   int n = 0;
@@ -159,14 +159,31 @@ TEST_CASE("report: headless Chromium draws every chart of a run") {
   m.wins = 8;
   m.losses = 2;
   match::UpdateLadder(ladder, {}, m);
+  // scripts/strength_run.sh's record: running seconds and selfplay games when each appeared.
+  boost::filesystem::create_directories(dir / "base/strength");
+  PublishFile(dir / "base/strength/models.tsv",
+              "run-b6c96-s1000-d500\t1800\t150\t2026-01-01T00:00:00Z\n"
+              "run-b6c96-s3000-d900\t5400\t420\t2026-01-01T01:00:00Z\n");
 
   const std::string out = dir / "report.html";
   const ProcessResult r = RunProcess({kReport, dir / "base", "--output", out});
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-  const json data = EmbeddedData(ReadFile(out));
+  const std::string html = ReadFile(out);
+  const json data = EmbeddedData(html);
   CHECK(data["elo"]["source"] == "ladder");
-  CHECK(data["elo"]["models"].size() == 2);
+  REQUIRE(data["elo"]["models"].size() == 2);
   CHECK(data["elo"]["anchors"].size() == 1);
+  CHECK(data["elo"]["models"][0]["hours"] == doctest::Approx(0.5));
+  CHECK(data["elo"]["models"][1]["hours"] == doctest::Approx(1.5));
+  CHECK(data["elo"]["models"][1]["selfplay_games"] == 420);
+  // How the fixture's selfplay games (the random net's) ended, from their SGFs.
+  REQUIRE(data["game_ends"].size() >= 1);
+  CHECK(data["game_ends"][0]["model"] == "random");
+  CHECK(data["game_ends"][0]["games"].get<int>() >= 1);
+  CHECK(data["game_ends"][0]["passes"].get<double>() +
+            data["game_ends"][0]["move_cap"].get<double>() ==
+        doctest::Approx(1.0));
+  CHECK(html.find("<table class=\"game-ends\">") != std::string::npos);
 
   const std::string dom = RenderedDom(out, dir / "profile");
   const std::string body = BodyTag(dom);
@@ -194,6 +211,11 @@ TEST_CASE("report: headless Chromium draws every chart of a run") {
   CHECK(Count(elo.inner, "class=\"errbar\"") == 2);
   CHECK(Count(elo.inner, "class=\"hline\"") == 1);
   CHECK(elo.inner.find("gnugo-l1") != std::string::npos);
+  for (const char* id : {"elo-hours", "elo-games"}) {
+    const Element svg = FindSvg(dom, id);
+    CHECK(Count(svg.inner, "class=\"errbar\"") == 2);
+    CHECK(Count(svg.inner, "class=\"hline\"") == 1);
+  }
   // Gating: one bar per decision, coloured by it.
   const Element gating = FindSvg(dom, "gating");
   CHECK(Count(gating.inner, "class=\"bar\"") == 3);

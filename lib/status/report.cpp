@@ -3,12 +3,17 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "go/sgf.h"
 #include "match/ladder.h"
 #include "pipeline/base_dir.h"
+#include "pipeline/game_end_stats.h"
+#include "util/log.h"
 #include "util/publish.h"
 
 namespace tengen::status {
@@ -111,15 +116,125 @@ json GatingData(const std::vector<GatingRecord>& records) {
   return out;
 }
 
+// Where the run stood when a model appeared: hours of running time and selfplay games finished.
+struct ModelProgress {
+  double hours = kUnknown;
+  double games = kUnknown;
+};
+
+// From strength/models.tsv (scripts/strength_run.sh: running time, not counting stops) when the
+// run has one; otherwise hours since the run's first model and the games in the SGF files
+// written before the model's time.
+std::map<std::string, ModelProgress> ReadModelProgress(
+    const std::string& base, const std::map<std::string, double>& model_time, bool count_games) {
+  std::map<std::string, ModelProgress> progress;
+  std::ifstream tsv(base + "/strength/models.tsv");
+  std::string line;
+  while (std::getline(tsv, line)) {
+    std::istringstream fields(line);
+    std::string name;
+    double seconds = 0, games = 0;
+    if (std::getline(fields, name, '\t') && fields >> seconds >> games)
+      progress[name] = {seconds / 3600.0, games};
+  }
+  if (!progress.empty()) return progress;
+  double first = kUnknown;
+  for (const auto& [name, time] : model_time)
+    first = std::isfinite(first) ? std::min(first, time) : time;
+  std::vector<DataFile> sgfs;
+  if (count_games) sgfs = ListSgfFiles(base, true, nullptr);
+  for (const auto& [name, time] : model_time) {
+    ModelProgress p;
+    p.hours = (time - first) / 3600.0;
+    if (count_games) {
+      p.games = 0;
+      for (const DataFile& f : sgfs)
+        if (f.count > 0 && f.mtime <= time) p.games += static_cast<double>(f.count);
+    }
+    progress[name] = p;
+  }
+  return progress;
+}
+
+// How each model's selfplay games ended (pipeline/game_end_stats.h), from its SGF files, models
+// in the order they were trained (random first).
+json GameEndsData(const std::string& base, std::vector<std::string>* notes) {
+  std::map<std::string, pipeline::GameEndStats> by_model;
+  for (const DataFile& f : ListSgfFiles(base, false, nullptr)) {
+    try {
+      for (const go::SgfRecord& record : go::ReadSgfFile(f.path))
+        by_model[f.model].AddRecord(record);
+    } catch (const std::exception& e) {
+      notes->push_back("SGF file skipped for game ends: " + f.path + ": " + e.what());
+    }
+  }
+  std::vector<std::string> order;
+  for (const auto& [name, stats] : by_model) order.push_back(name);
+  const auto samples = [](const std::string& name) {
+    const size_t s = name.rfind("-s");
+    return s == std::string::npos ? int64_t{-1} : std::atoll(name.c_str() + s + 2);
+  };
+  std::stable_sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
+    return samples(a) < samples(b);
+  });
+  json rows = json::array();
+  for (const std::string& name : order) {
+    const pipeline::GameEndStats& s = by_model[name];
+    if (s.games() == 0) continue;
+    const auto share = [&](pipeline::GameEnd end) {
+      return static_cast<double>(s.ended_by(end)) / static_cast<double>(s.games());
+    };
+    rows.push_back({{"model", name},
+                    {"games", s.games()},
+                    {"passes", share(pipeline::GameEnd::kPasses)},
+                    {"move_cap", share(pipeline::GameEnd::kMoveCap)},
+                    {"resignation", share(pipeline::GameEnd::kResignation)},
+                    {"after_first_pass_median", s.MovesAfterFirstPass(0.5)},
+                    {"after_first_pass_p90", s.MovesAfterFirstPass(0.9)},
+                    {"mean_abs_final_score", s.MeanAbsFinalScore()}});
+  }
+  return rows;
+}
+
+// The game-ends rows as a static HTML table.
+std::string GameEndsTable(const json& rows) {
+  if (rows.empty()) return "<p class=\"game-ends\">no selfplay games yet</p>\n";
+  const auto percent = [](const json& v) { return FormatFixed(100.0 * v.get<double>(), 1) + "%"; };
+  std::string html =
+      "<table class=\"game-ends\">\n<tr><th>model</th><th>games</th><th>two passes</th><th>move "
+      "cap</th><th>resigned</th><th>moves after the first pass: median</th><th>90th "
+      "percentile</th><th>mean |final score|</th></tr>\n";
+  for (const json& r : rows) {
+    html += "<tr><td>" + HtmlEscape(r["model"].get<std::string>()) + "</td><td>" +
+            std::to_string(r["games"].get<int64_t>()) + "</td><td>" + percent(r["passes"]) +
+            "</td><td>" + percent(r["move_cap"]) + "</td><td>" + percent(r["resignation"]) +
+            "</td><td>" + std::to_string(r["after_first_pass_median"].get<int>()) + "</td><td>" +
+            std::to_string(r["after_first_pass_p90"].get<int>()) + "</td><td>" +
+            FormatFixed(r["mean_abs_final_score"].get<double>(), 1) + "</td></tr>\n";
+  }
+  return html + "</table>\n";
+}
+
 // Elo of models over time: the ladder's ratings when it rates a model, else the gatekeeper's
 // matches chained from the first baseline (rated 0).
 json EloData(const std::string& base, const RunStatus& status,
-             const std::vector<GatingRecord>& records, std::vector<std::string>* notes) {
+             const std::vector<GatingRecord>& records, bool count_games,
+             std::vector<std::string>* notes) {
   std::map<std::string, double> model_time;
   for (const std::string& dir : {pipeline::ModelsDir(base), pipeline::RejectedModelsDir(base),
                                  pipeline::ModelsToBeTestedDir(base)}) {
     for (const ModelEntry& m : ListModelDirs(dir, nullptr)) model_time[m.name] = m.time;
   }
+  const std::map<std::string, ModelProgress> progress =
+      ReadModelProgress(base, model_time, count_games);
+  const auto hours = [&](const std::string& name) {
+    const auto it = progress.find(name);
+    return it == progress.end() ? json(nullptr) : NumberOrNull(it->second.hours);
+  };
+  const auto games_before = [&](const std::string& name) {
+    const auto it = progress.find(name);
+    return it == progress.end() ? json(nullptr) : NumberOrNull(it->second.games);
+  };
   json models = json::array();
   json anchors = json::array();
   if (status.ladder.present) {
@@ -150,6 +265,8 @@ json EloData(const std::string& base, const RunStatus& status,
       if (!std::isfinite(time)) continue;
       models.push_back({{"name", e.name},
                         {"time", time},
+                        {"hours", hours(e.name)},
+                        {"selfplay_games", games_before(e.name)},
                         {"elo", NumberOrNull(e.elo)},
                         {"low", NumberOrNull(e.low)},
                         {"high", NumberOrNull(e.high)},
@@ -176,6 +293,8 @@ json EloData(const std::string& base, const RunStatus& status,
     models.push_back(
         {{"name", r.candidate},
          {"time", r.time},
+         {"hours", hours(r.candidate)},
+         {"selfplay_games", games_before(r.candidate)},
          {"elo", elo},
          {"low", std::isfinite(r.elo_low) ? json(baseline + r.elo_low) : json(nullptr)},
          {"high", std::isfinite(r.elo_high) ? json(baseline + r.elo_high) : json(nullptr)},
@@ -458,6 +577,14 @@ constexpr char kScript[] = R"JS(
                      })}],
             {xTime: true, xLabel: 'model time (UTC)', yLabel: 'Elo', errorBars: true,
              hlines: data.elo.anchors.map(function (a) { return {name: a.name, y: a.elo}; })});
+  [['elo-hours', 'hours', 'hours of the run'], ['elo-games', 'selfplay_games', 'selfplay games before the model']]
+    .forEach(function (c) {
+      lineChart(c[0], [{name: 'Elo', points: data.elo.models.map(function (m) {
+                         return [m[c[1]], m.elo, m.low, m.high, m.name + ' ' + Math.round(m.elo)];
+                       })}],
+                {xLabel: c[2], yLabel: 'Elo', errorBars: true,
+                 hlines: data.elo.anchors.map(function (a) { return {name: a.name, y: a.elo}; })});
+    });
   gatingChart('gating', data.gating);
   body.setAttribute('data-report-done', '1');
 })();
@@ -501,7 +628,8 @@ std::string RenderReport(const std::string& base, const ReportOptions& options, 
   data["generated_utc"] = FormatUtc(now);
   data["losses"] = LossData(base, nullptr);
   data["throughput"] = ThroughputData(base, options.count_games, &notes);
-  data["elo"] = EloData(base, status, records, &notes);
+  data["elo"] = EloData(base, status, records, options.count_games, &notes);
+  data["game_ends"] = options.count_games ? GameEndsData(base, &notes) : json::array();
   data["gating"] = GatingData(records);
   // Notes the status did not already make (the SGF files, the ladder's times).
   for (const std::string& note : notes) {
@@ -543,10 +671,17 @@ std::string RenderReport(const std::string& base, const ReportOptions& options, 
       "<figure><figcaption>Elo of the models (95% intervals)</figcaption><svg id=\"elo\" "
       "class=\"chart\"></svg></figure>\n";
   html +=
+      "<figure><figcaption>Elo against hours of the run</figcaption><svg id=\"elo-hours\" "
+      "class=\"chart\"></svg></figure>\n";
+  html +=
+      "<figure><figcaption>Elo against selfplay games</figcaption><svg id=\"elo-games\" "
+      "class=\"chart\"></svg></figure>\n";
+  html +=
       "<figure><figcaption>gating decisions</figcaption><svg id=\"gating\" "
       "class=\"chart\"></svg></figure>\n";
   html += "</div>\n";
 
+  html += "<h2>How selfplay games end, per model</h2>\n" + GameEndsTable(data["game_ends"]);
   html += "<h2>Summary</h2>\n" + SummaryTable(FormatStatus(status));
   if (!status.notes.empty()) {
     html += "<h2>Notes (files skipped)</h2>\n<ul class=\"notes\">\n";
