@@ -201,7 +201,8 @@ TEST_CASE("search: a larger cpuct spreads visits onto the worse of two equal-pri
 
 TEST_CASE("search: Dirichlet noise perturbs the root priors of full searches only") {
   UniformEvaluator eval;
-  SearchParams params;  // noise weight 0.25 by default
+  SearchParams params;                    // noise weight 0.25 by default
+  params.pass_only_when_settled = false;  // the pass too gets noise
   for (bool full : {false, true}) {
     CAPTURE(full);
     Rng rng(5);
@@ -526,6 +527,50 @@ TEST_CASE("search: the winner plays on while a point is left to gain") {
   plain.SetPosition(game);
   const SearchResult p = plain.Run(300, false);
   CHECK(r.visits[MoveIndex(dame, 7)] > p.visits[MoveIndex(dame, 7)]);
+}
+
+TEST_CASE("search: no pass while a point counted for nobody can be played") {
+  UniformEvaluator eval;
+  Rules rules;
+  rules.komi = 0.5;
+  // The empty board is open: no pass, whatever the net says about it.
+  FakeEvaluator passer;
+  passer.policy = [](const GameState& s) {
+    std::vector<float> p(s.size() * s.size() + 1, 0.001f);
+    p.back() = 0.99f;
+    return p;
+  };
+  const GameState empty(Board(5), rules, Color::kBlack);
+  CHECK(HasOpenPoint(empty));
+  for (bool full : {false, true}) {
+    Rng rng(27);
+    Search search(NoNoise(), passer, rng);
+    search.SetPosition(empty);
+    const SearchResult r = search.Run(100, full);
+    CHECK(r.visits[25] == 0);
+    CHECK(r.policy_target[25] == 0);
+    CHECK(r.root_priors[25] == 0);
+    CHECK(r.best_move != kPassLoc);
+  }
+  // Once the opponent has passed, a pass may end the game.
+  GameState after_pass = empty;
+  after_pass.Play({kPassLoc, Color::kBlack});
+  Rng rng(28);
+  Search search(NoNoise(), passer, rng);
+  search.SetPosition(after_pass);
+  CHECK(search.Run(100, false).visits[25] > 0);
+  // Settled: every empty point is someone's territory.
+  CHECK_FALSE(HasOpenPoint(GameState(Board::FromAscii(kSettled), rules, Color::kBlack)));
+  // A dame between the walls is open to both.
+  CHECK(HasOpenPoint(GameState(Board::FromAscii(R"(
+    X . X X O . O
+    X X X X O O O
+    X . X X O . O
+    X X X X O O O
+    X . X X O . O
+    X X X X O O O
+    X X X . O O O)"),
+                               rules, Color::kBlack)));
 }
 
 TEST_CASE("search: the dynamic score center follows the root's score") {

@@ -129,6 +129,9 @@ void DeclareGameOptions(ConfigSpec& spec, const GameParams& defaults) {
               "width of the dynamic score term in units of sqrt(board area) points");
   spec.Double("root_ending_bonus_points", s.root_ending_bonus_points, 0, 100,
               "points charged at the root for filling settled territory (0: off)");
+  spec.Bool("pass_only_when_settled", s.pass_only_when_settled,
+            "no pass at the root while a point counted for nobody can still be played "
+            "(unless the opponent just passed)");
   spec.Double("temperature_early", defaults.temperature_early, 0, 10, "move temperature at turn 0");
   spec.Double("temperature_late", defaults.temperature_late, 0, 10, "move temperature late");
   spec.Double("temperature_halflife", defaults.temperature_halflife, 0.01, 1000,
@@ -157,6 +160,7 @@ void ReadGameOptions(const Config& config, GameParams* game) {
   g.search.dynamic_score_center_zero_weight = config.GetDouble("dynamic_score_center_zero_weight");
   g.search.dynamic_score_center_scale = config.GetDouble("dynamic_score_center_scale");
   g.search.root_ending_bonus_points = config.GetDouble("root_ending_bonus_points");
+  g.search.pass_only_when_settled = config.GetBool("pass_only_when_settled");
   g.temperature_early = config.GetDouble("temperature_early");
   g.temperature_late = config.GetDouble("temperature_late");
   g.temperature_halflife = config.GetDouble("temperature_halflife");

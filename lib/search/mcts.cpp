@@ -41,6 +41,24 @@ void Normalize(std::vector<float>& p) {
 
 }  // namespace
 
+bool HasOpenPoint(const go::GameState& state) {
+  const go::Board& board = state.board();
+  const auto owner = go::AreaOwnership(board);
+  const go::Color pla = state.to_move();
+  const int size = state.size();
+  for (int y = 0; y < size; ++y) {
+    for (int x = 0; x < size; ++x) {
+      const go::Loc loc = go::MakeLoc(x, y, size);
+      if (board.At(loc) != go::Color::kEmpty || owner[loc] != go::Color::kEmpty) continue;
+      if (!state.IsLegal({loc, pla})) continue;
+      go::Board after = board;
+      const int captured = after.Play(loc, pla);
+      if (captured > 0 || after.Liberties(loc) > 1) return true;
+    }
+  }
+  return false;
+}
+
 double ScoreValue(double score, double center, double scale, int area) {
   return (2.0 / M_PI) *
          std::atan((score - center) / (scale * std::sqrt(static_cast<double>(area))));
@@ -171,6 +189,7 @@ int Search::SelectChild(const Node& node, bool is_root, double center) const {
   double best_value = -1e300;
   for (size_t i = 0; i < node.children.size(); ++i) {
     const Node& child = node.children[i];
+    if (is_root && RootBanned(child)) continue;
     const double prior = is_root ? root_priors_[i] : child.prior;
     if (is_root && forced_playouts_ && child.visits > 0 &&
         child.visits < std::sqrt(params_.forced_playout_k * prior * total_visits)) {
@@ -228,6 +247,11 @@ void Search::PrepareRoot(bool full_search) {
   full_search_ = full_search;
   root_priors_.resize(n);
   for (size_t i = 0; i < n; ++i) root_priors_[i] = root_.children[i].prior;
+  root_pass_banned_ = params_.pass_only_when_settled && n > 1 &&
+                      root_state_.consecutive_passes() == 0 && HasOpenPoint(root_state_);
+  for (size_t i = 0; i < n; ++i)
+    if (RootBanned(root_.children[i])) root_priors_[i] = 0;
+  Normalize(root_priors_);
   if (full_search && params_.root_policy_temperature != 1.0) {
     // In log space relative to the largest prior: p^(1/T) itself underflows to 0 for every
     // prior below about 0.36 at T = 0.01, which would leave no prior at all.
@@ -248,7 +272,8 @@ void Search::PrepareRoot(bool full_search) {
                                           1.0);
     std::vector<double> noise(n, 0.0);
     double total = 0;
-    for (size_t i = 0; i < n; ++i) total += (noise[i] = gamma(*rng_));
+    for (size_t i = 0; i < n; ++i)
+      if (!RootBanned(root_.children[i])) total += (noise[i] = gamma(*rng_));
     if (total > 0) {
       const double w = params_.dirichlet_weight;
       for (size_t i = 0; i < n; ++i)
@@ -357,6 +382,7 @@ SearchResult Search::MakeResult(bool full_search) const {
   int best = -1;
   double total_visits = 0;
   for (size_t i = 0; i < children.size(); ++i) {
+    if (RootBanned(children[i])) continue;
     const int index = MoveIndex(children[i].move, size);
     result.visits[index] = children[i].visits;
     result.root_priors[index] = root_priors_[i];
@@ -370,7 +396,8 @@ SearchResult Search::MakeResult(bool full_search) const {
   result.best_move = children[best].move;
 
   std::vector<double> weights(children.size(), 0.0);
-  for (size_t i = 0; i < children.size(); ++i) weights[i] = children[i].visits;
+  for (size_t i = 0; i < children.size(); ++i)
+    if (!RootBanned(children[i])) weights[i] = children[i].visits;
   if (full_search && forced_playouts_ && children[best].visits > 0) {
     // Policy target pruning (KataGo searchresults.cpp, searchexplorehelpers.cpp): shrink each
     // other child to the visits at which its PUCT value would just equal the best child's,
@@ -383,7 +410,7 @@ SearchResult Search::MakeResult(bool full_search) const {
     const double best_puct = q(best) + explore * root_priors_[best] / (1.0 + b.visits);
     for (size_t i = 0; i < children.size(); ++i) {
       const Node& c = children[i];
-      if (static_cast<int>(i) == best || c.visits == 0) continue;
+      if (static_cast<int>(i) == best || c.visits == 0 || RootBanned(c)) continue;
       const double prior = root_priors_[i];
       const double forced = std::sqrt(params_.forced_playout_k * prior * total_visits);
       const double gap = best_puct - q(i);

@@ -45,6 +45,15 @@
 // captures and dame are never charged; nothing is charged while a ko is active or when the
 // evaluator gives no ownership. So when nothing is left to gain, passing is preferred to
 // filling one's own territory, by the winner and the loser alike.
+//
+// No pass on an open board (pass_only_when_settled, on by default): at the root, a pass is not
+// searched while the side to move can still play on a point that Tromp-Taylor counts for
+// nobody (an empty point whose region reaches both colours, or no stone at all) without
+// putting its own stones in atari, unless the opponent has just passed. Under Tromp-Taylor a
+// game is over only when dame are filled and dead stones captured; a young net does not know
+// that and, from the first nets on, passed in the opening whenever the count as it stood
+// favoured it (in a trial run most games of the second net ended before move 25, the opponent
+// playing on alone). The seki's shared liberties (self-atari) do not hold a pass back.
 
 #include <functional>
 #include <vector>
@@ -87,7 +96,12 @@ struct SearchParams {
   double dynamic_score_center_zero_weight = 0.25;
   double dynamic_score_center_scale = 0.5;
   double root_ending_bonus_points = 0.5;
+  bool pass_only_when_settled = true;
 };
+
+// True when the side to move has a legal move, not a self-atari, on an empty point that
+// Tromp-Taylor counts for nobody (see the header comment).
+bool HasOpenPoint(const go::GameState& state);
 
 // SV(s; center, scale) of the header comment for a board of `area` points.
 double ScoreValue(double score, double center, double scale, int area);
@@ -95,7 +109,7 @@ double ScoreValue(double score, double center, double scale, int area);
 // What a search found at the root. Vectors have size * size + 1 entries indexed by MoveIndex.
 struct SearchResult {
   int size = 0;
-  // Visits of each root child (0 for illegal moves).
+  // Visits of each root child (0 for illegal moves and a pass held back on an open board).
   std::vector<int> visits;
   // Policy training target: the visit distribution, after policy target pruning when the
   // search forced playouts (KataGo searchresults.cpp): each non-best child keeps only the
@@ -178,6 +192,9 @@ class Search {
   void SetScoreCenter();
   void SetEndingPenalties();
   SearchResult MakeResult(bool full_search) const;
+  bool RootBanned(const Node& child) const {
+    return root_pass_banned_ && child.move == go::kPassLoc;
+  }
 
   SearchParams params_;
   LeafEvaluator* evaluator_;
@@ -188,6 +205,7 @@ class Search {
   // Ending penalty in utility per root child (parallel to root_.children), valid during a Run.
   std::vector<double> root_penalties_;
   double score_center_ = 0;  // root side to move's view, valid during a Run
+  bool root_pass_banned_ = false;
   bool full_search_ = false;
   bool forced_playouts_ = false;
   std::vector<Node*> path_;  // reused across playouts
