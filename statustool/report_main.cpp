@@ -25,7 +25,8 @@ int Main(int argc, const char* const argv[]) {
   spec.String("output", "", "the HTML file to write (published atomically; required)");
   spec.String("title", "", "page title (\"\": tengen run <base>)");
   spec.Bool("count_games", true,
-            "count the games in every SGF file for the games-per-hour chart (false: rows only)");
+            "read every SGF file: games per hour, the selfplay games before each model, how "
+            "each model's games end (false: rows only, and no game-ends table)");
   Config config(spec);
   const std::optional<std::string> parsed =
       status::ParseStatusCommandLine(spec, argc, argv, config, std::cout);

@@ -1,6 +1,11 @@
 // How games end: counts by end, the nearest-rank median and 90th percentile of the moves after
-// the first pass, the mean |final score| of scored games, and the same read back from SGFs.
+// the first pass, the mean |final score| of scored games, the same read back from SGFs, and the
+// heartbeat counters and log text made of them.
 #include <doctest/doctest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
 
 #include "go/sgf.h"
 #include "pipeline/game_end_stats.h"
@@ -50,6 +55,58 @@ TEST_CASE("game end stats: from SGF records as selfplay writes them") {
   CHECK(stats.MovesAfterFirstPass(1.0) == 4);
   CHECK(stats.MovesAfterFirstPass(0.5) == 1);
   CHECK(stats.MeanAbsFinalScore() == doctest::Approx(1.25));  // (2.5 + 0) / 2
+}
+
+TEST_CASE("game end stats: a game that ends pass, pass has 1 move after the first pass") {
+  GameEndStats stats;
+  CHECK(stats.AddRecord(go::ReadSgfRecords("(;SZ[5]KM[0.5]RE[W+0.5];B[cc];W[dd];B[];W[])").at(0)));
+  // Black passed first; White's pass is the one move after it.
+  CHECK(stats.ended_by(GameEnd::kPasses) == 1);
+  CHECK(stats.MovesAfterFirstPass(0.5) == 1);
+  CHECK(stats.MovesAfterFirstPass(0.9) == 1);
+  CHECK(stats.scored_games() == 1);
+  CHECK(stats.MeanAbsFinalScore() == doctest::Approx(0.5));
+}
+
+TEST_CASE("game end stats: heartbeat counters and the progress text") {
+  const auto counters = [](const GameEndStats& stats) {
+    std::map<std::string, double> out;
+    for (const auto& [key, value] : GameEndCounters(stats)) out[key] = value;
+    return out;
+  };
+  GameEndStats stats;
+  CHECK(FormatGameEnds(stats).empty());
+  // One resigned game: counted, but it says nothing about passes or the score.
+  stats.Add(GameEnd::kResignation, -1, 0);
+  std::map<std::string, double> c = counters(stats);
+  CHECK(c.size() == 7);
+  CHECK(c["model_games"] == 1);
+  CHECK(c["games_end_resignation"] == 1);
+  CHECK(c["games_end_passes"] == 0);
+  CHECK(c["games_end_move_cap"] == 0);
+  CHECK(std::isnan(c["moves_after_first_pass_median"]));
+  CHECK(std::isnan(c["moves_after_first_pass_p90"]));
+  CHECK(std::isnan(c["mean_abs_final_score"]));
+  CHECK(FormatGameEnds(stats) ==
+        "games of this model 1: ended by passes 0, move cap 0, resignation 1");
+
+  // Then two passes after 1 and 5 moves (scores +3.5 and -0.5) and a capped game with a pass 40
+  // moves before the cap (score -12): moves after the first pass 1, 5, 40; nearest rank of 3
+  // values: the median is the 2nd (5), the 90th percentile the 3rd (40); mean |score| 16/3.
+  stats.Add(GameEnd::kPasses, 1, 3.5);
+  stats.Add(GameEnd::kPasses, 5, -0.5);
+  stats.Add(GameEnd::kMoveCap, 40, -12);
+  c = counters(stats);
+  CHECK(c["model_games"] == 4);
+  CHECK(c["games_end_passes"] == 2);
+  CHECK(c["games_end_move_cap"] == 1);
+  CHECK(c["games_end_resignation"] == 1);
+  CHECK(c["moves_after_first_pass_median"] == 5);
+  CHECK(c["moves_after_first_pass_p90"] == 40);
+  CHECK(c["mean_abs_final_score"] == doctest::Approx(16.0 / 3.0));
+  CHECK(FormatGameEnds(stats) ==
+        "games of this model 4: ended by passes 2, move cap 1, resignation 1; moves after the "
+        "first pass: median 5, 90th percentile 40; mean |final score| 5.3");
 }
 
 }  // namespace

@@ -103,17 +103,16 @@ TEST_CASE("selfplay: random net, --max-games-total, every row checked against it
     for (const go::SgfRecord& record : go::ReadSgfFile(file)) CHECK(ends.AddRecord(record));
   REQUIRE(ends.games() == 6);
   INFO(json);
-  const auto has = [&](const std::string& key, double value) {
-    return json.find("\"" + key + "\": " + JsonNumber(value)) != std::string::npos;
-  };
-  CHECK(has("model_games", 6));
-  CHECK(has("games_end_passes", static_cast<double>(ends.ended_by(GameEnd::kPasses))));
-  CHECK(has("games_end_move_cap", static_cast<double>(ends.ended_by(GameEnd::kMoveCap))));
-  CHECK(has("games_end_resignation", 0));
-  CHECK(has("moves_after_first_pass_median", ends.MovesAfterFirstPass(0.5)));
-  CHECK(has("moves_after_first_pass_p90", ends.MovesAfterFirstPass(0.9)));
-  CHECK(json.find("\"mean_abs_final_score\": ") != std::string::npos);
-  CHECK(result.output.find("moves after the first pass: median") != std::string::npos);
+  // Every counter as the SGFs give it (null where no game says anything yet), exactly: the
+  // scores are whole or half points.
+  const std::vector<std::pair<std::string, double>> expected = GameEndCounters(ends);
+  REQUIRE(expected.size() == 7);
+  for (const auto& [key, value] : expected)
+    CHECK_MESSAGE(json.find("\"" + key + "\": " + JsonNumber(value)) != std::string::npos, key);
+  CHECK(json.find("\"model_games\": 6") != std::string::npos);
+  CHECK(json.find("\"games_end_resignation\": 0") != std::string::npos);
+  // The progress line carries the same figures.
+  CHECK(result.output.find("; " + FormatGameEnds(ends)) != std::string::npos);
 }
 
 TEST_CASE("selfplay: SIGINT publishes finished rows and exits 0 within seconds") {
@@ -356,17 +355,30 @@ TEST_CASE("selfplay: switches to a newer model between games") {
   const std::vector<std::string> shards = FilesWith(model_tdata, ".npz");
   REQUIRE(!shards.empty());
   CHECK(data::ReadShard(shards[0]).model_name == model);
-  for (const std::string& file : FilesWith(SgfsDir(base.path(), model), ".sgfs"))
-    for (const go::SgfRecord& record : go::ReadSgfFile(file)) CHECK(record.black_player == model);
+  GameEndStats model_ends;  // the new model's games, from its SGFs
+  for (const std::string& file : FilesWith(SgfsDir(base.path(), model), ".sgfs")) {
+    for (const go::SgfRecord& record : go::ReadSgfFile(file)) {
+      CHECK(record.black_player == model);
+      CHECK(model_ends.AddRecord(record));
+    }
+  }
   CHECK(stats.games > 0);
   CHECK(stats.shards >= 2);
   // The final heartbeat reports the switch and how long the load and the switch took.
   const std::vector<std::string> beats = FilesWith(StatusDir(base.path()), ".json");
   REQUIRE(beats.size() == 1);
   const std::string beat = ReadFile(beats[0]);
+  INFO(beat);
   CHECK(beat.find("\"model_switches\": 1") != std::string::npos);
   CHECK(beat.find("\"model_load_seconds\": ") != std::string::npos);
   CHECK(beat.find("\"model_switch_seconds\": ") != std::string::npos);
+  // How games end started again with the new model: the counters cover its games only (the
+  // random net's games are in `stats.games` but not in them).
+  REQUIRE(model_ends.games() > 0);
+  CHECK(model_ends.games() < stats.games);
+  CHECK(beat.find("\"model\": \"" + model + "\"") != std::string::npos);
+  for (const auto& [key, value] : GameEndCounters(model_ends))
+    CHECK_MESSAGE(beat.find("\"" + key + "\": " + JsonNumber(value)) != std::string::npos, key);
 }
 
 TEST_CASE("selfplay: the monitor keeps publishing while a new model loads") {

@@ -155,8 +155,19 @@ inline Fixture BuildFixture(const std::string& base) {
                   {"moves_after_first_pass_p90", 9},
                   {"mean_abs_final_score", 6.25}},
                  {{"model", "run-b6c96-s3000-d900"}});
+  // Its model's games were all resigned so far: no pass, no score (null in the heartbeat).
   WriteHeartbeat(base, "selfplay", "hostA", 101, 20, "playing",
-                 {{"games", 30}, {"games_per_hour", 1200}, {"rows_per_second", 5}});
+                 {{"games", 30},
+                  {"games_per_hour", 1200},
+                  {"rows_per_second", 5},
+                  {"model_games", 3},
+                  {"games_end_passes", 0},
+                  {"games_end_move_cap", 0},
+                  {"games_end_resignation", 3},
+                  {"moves_after_first_pass_median", std::nan("")},
+                  {"moves_after_first_pass_p90", std::nan("")},
+                  {"mean_abs_final_score", std::nan("")}},
+                 {{"model", "run-b6c96-s1000-d500"}});
   WriteHeartbeat(base, "selfplay", "hostB", 200, 5, "switching model",
                  {{"games", 20}, {"games_per_hour", 600}, {"rows_per_second", 2}});
   WriteHeartbeat(base, "trainer", "hostC", 300, 3600, "training",

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <boost/filesystem.hpp>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -159,6 +160,11 @@ TEST_CASE("report: headless Chromium draws every chart of a run") {
   m.wins = 8;
   m.losses = 2;
   match::UpdateLadder(ladder, {}, m);
+  // GNU Go level 5, rated rather than anchored: a reference line too.
+  m.b = "gnugo-l5";
+  m.wins = 4;
+  m.losses = 6;
+  match::UpdateLadder(ladder, {}, m);
   // scripts/strength_run.sh's record: running seconds and selfplay games when each appeared.
   boost::filesystem::create_directories(dir / "base/strength");
   PublishFile(dir / "base/strength/models.tsv",
@@ -172,7 +178,7 @@ TEST_CASE("report: headless Chromium draws every chart of a run") {
   const json data = EmbeddedData(html);
   CHECK(data["elo"]["source"] == "ladder");
   REQUIRE(data["elo"]["models"].size() == 2);
-  CHECK(data["elo"]["anchors"].size() == 1);
+  CHECK(data["elo"]["anchors"].size() == 2);
   CHECK(data["elo"]["models"][0]["hours"] == doctest::Approx(0.5));
   CHECK(data["elo"]["models"][1]["hours"] == doctest::Approx(1.5));
   CHECK(data["elo"]["models"][1]["selfplay_games"] == 420);
@@ -205,22 +211,166 @@ TEST_CASE("report: headless Chromium draws every chart of a run") {
     CHECK(svg.inner.find("data-name=\"b6c96\"") != std::string::npos);
   }
   CHECK(Count(FindSvg(dom, "rows-per-hour").inner, "class=\"series\"") == 1);
-  // The Elo chart: a line through both models, an interval on each, the anchor's line.
-  const Element elo = FindSvg(dom, "elo");
-  CHECK(Count(elo.inner, "class=\"series\"") == 1);
-  CHECK(Count(elo.inner, "class=\"errbar\"") == 2);
-  CHECK(Count(elo.inner, "class=\"hline\"") == 1);
-  CHECK(elo.inner.find("gnugo-l1") != std::string::npos);
-  for (const char* id : {"elo-hours", "elo-games"}) {
-    const Element svg = FindSvg(dom, id);
-    CHECK(Count(svg.inner, "class=\"errbar\"") == 2);
-    CHECK(Count(svg.inner, "class=\"hline\"") == 1);
+  // The Elo charts (against time, hours of the run and selfplay games): a line through both
+  // models with a point and an interval on each, and a dashed line for the anchor and for GNU Go
+  // level 5 (labelled with its rating).
+  std::string l5;  // the label of GNU Go level 5's line: its name and rating
+  for (const json& a : data["elo"]["anchors"]) {
+    if (a["name"] == "gnugo-l5")
+      l5 = "gnugo-l5 " + std::to_string(std::lround(a["elo"].get<double>()));
   }
+  REQUIRE(!l5.empty());
+  for (const char* id : {"elo", "elo-hours", "elo-games"}) {
+    const Element svg = FindSvg(dom, id);
+    CHECK_MESSAGE(Count(svg.inner, "class=\"series\"") == 1, id);
+    CHECK_MESSAGE(svg.tag.find("data-points=\"2\"") != std::string::npos, id, ": ", svg.tag);
+    CHECK_MESSAGE(Count(svg.inner, "<circle") == 2, id);
+    CHECK_MESSAGE(Count(svg.inner, "class=\"errbar\"") == 2, id);
+    CHECK_MESSAGE(Count(svg.inner, "class=\"hline\"") == 2, id);
+    CHECK_MESSAGE(svg.inner.find(">gnugo-l1<") != std::string::npos, id);
+    CHECK_MESSAGE(svg.inner.find(">" + l5 + "<") != std::string::npos, id, ": ", l5);
+  }
+  CHECK(FindSvg(dom, "elo-hours").inner.find(">hours of the run<") != std::string::npos);
+  CHECK(FindSvg(dom, "elo-games").inner.find(">selfplay games before the model<") !=
+        std::string::npos);
   // Gating: one bar per decision, coloured by it.
   const Element gating = FindSvg(dom, "gating");
   CHECK(Count(gating.inner, "class=\"bar\"") == 3);
   CHECK(Count(gating.inner, "data-decision=\"accepted\"") == 2);
   CHECK(Count(gating.inner, "data-decision=\"rejected\"") == 1);
+}
+
+// A run written by hand, times in whole seconds so that hours come out exact: the random net's
+// games 4 h ago, a model whose directory was removed (only its SGFs, 3.5 h ago), three model
+// directories (3 h, 2 h and 1 h ago; the middle one rejected, without games).
+struct HandRun {
+  std::string base;
+  double t0 = 0;  // "now"
+};
+HandRun WriteHandRun(const std::string& base) {
+  HandRun run{base, std::floor(NowSeconds())};
+  const auto sgfs = [&](const std::string& model, const std::string& games, double age) {
+    const std::string path = pipeline::SgfsDir(base, model) + "/a.sgfs";
+    testing::WriteText(path, games);
+    testing::SetMtime(path, run.t0 - age);
+  };
+  const auto model = [&](const std::string& dir, const std::string& name, double age) {
+    testing::WriteText(
+        dir + "/" + name + "/export.json",
+        "{\"name\": \"" + name + "\", \"exported_utc\": \"" + FormatUtc(run.t0 - age) + "\"}\n");
+  };
+  // random: ended by two passes (1 move after the first pass, B+2.5), resigned, at the move cap
+  // (3 moves after the first pass, W+4.5).
+  sgfs("random",
+       "(;SZ[5]KM[0.5]RE[B+2.5];B[cc];W[dd];B[];W[])\n"
+       "(;SZ[5]KM[0.5]RE[W+R];B[cc];W[dd])\n"
+       "(;SZ[5]KM[0.5]RE[W+4.5];B[cc];W[];B[dd];W[ee];B[bb])\n",
+       4 * 3600);
+  sgfs("old-b4c64-s500-d100", "(;SZ[5]KM[0.5]RE[B+0.5];B[cc];W[];B[])\n", 3.5 * 3600);
+  sgfs("run-b6c96-s1000-d500", "(;SZ[5]KM[0.5]RE[B+R];B[cc];W[dd])\n(;SZ[5]KM[0.5]RE[W+R];B[cc])\n",
+       2.5 * 3600);
+  sgfs("run-b6c96-s3000-d900", "(;SZ[5]KM[0.5]RE[0];B[cc];W[dd];B[];W[])\n", 0.5 * 3600);
+  model(pipeline::ModelsDir(base), "run-b6c96-s1000-d500", 3 * 3600);
+  model(pipeline::RejectedModelsDir(base), "run-b6c96-s2000-d700", 2 * 3600);
+  model(pipeline::ModelsDir(base), "run-b6c96-s3000-d900", 3600);
+  // The ladder rates both accepted models against GNU Go level 1 (the anchor) and level 5 (a
+  // rated player, not a model).
+  const std::string ladder = base + "/ladder/ladder.json";
+  EnsureDirectory(base + "/ladder");
+  match::LadderMatch m;
+  m.a = "run-b6c96-s1000-d500";
+  m.b = "gnugo-l1";
+  m.wins = 6;
+  m.losses = 4;
+  match::UpdateLadder(ladder, {{"gnugo-l1", 0}}, m);
+  m.a = "run-b6c96-s3000-d900";
+  m.wins = 8;
+  m.losses = 2;
+  match::UpdateLadder(ladder, {}, m);
+  m.b = "gnugo-l5";
+  m.wins = 3;
+  m.losses = 7;
+  match::UpdateLadder(ladder, {}, m);
+  return run;
+}
+
+json ModelNamed(const json& models, const std::string& name) {
+  for (const json& m : models)
+    if (m["name"] == name) return m;
+  FAIL("no model ", name, " in ", models.dump());
+  return json();
+}
+
+TEST_CASE("report: how each model's games end, Elo against hours and games, from the files") {
+  TempDir dir;
+  const HandRun run = WriteHandRun(dir / "base");
+  const std::string out = dir / "report.html";
+  const ProcessResult r = RunProcess({kReport, run.base, "--output", out});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  const std::string html = ReadFile(out);
+  const json data = EmbeddedData(html);
+
+  // One row per model with games, in the order the models appeared (the random net first, the
+  // model without a directory by its oldest SGF file).
+  const json& ends = data["game_ends"];
+  REQUIRE(ends.size() == 4);
+  CHECK(ends[0]["model"] == "random");
+  CHECK(ends[1]["model"] == "old-b4c64-s500-d100");
+  CHECK(ends[2]["model"] == "run-b6c96-s1000-d500");
+  CHECK(ends[3]["model"] == "run-b6c96-s3000-d900");
+  // random: a third each; moves after the first pass 1 and 3, so the nearest-rank median is 1
+  // and the 90th percentile 3; mean |score| of the two scored games (2.5 + 4.5) / 2.
+  CHECK(ends[0]["games"] == 3);
+  CHECK(ends[0]["passes"].get<double>() == doctest::Approx(1.0 / 3));
+  CHECK(ends[0]["move_cap"].get<double>() == doctest::Approx(1.0 / 3));
+  CHECK(ends[0]["resignation"].get<double>() == doctest::Approx(1.0 / 3));
+  CHECK(ends[0]["after_first_pass_median"] == 1);
+  CHECK(ends[0]["after_first_pass_p90"] == 3);
+  CHECK(ends[0]["mean_abs_final_score"].get<double>() == doctest::Approx(3.5));
+  // B[cc] W[] B[]: one move after White's pass.
+  CHECK(ends[1]["passes"] == 1.0);
+  CHECK(ends[1]["after_first_pass_median"] == 1);
+  CHECK(ends[1]["mean_abs_final_score"].get<double>() == doctest::Approx(0.5));
+  // Only resignations: nothing to say about passes or scores.
+  CHECK(ends[2]["games"] == 2);
+  CHECK(ends[2]["resignation"] == 1.0);
+  CHECK(ends[2]["after_first_pass_median"].is_null());
+  CHECK(ends[2]["mean_abs_final_score"].is_null());
+  CHECK(ends[3]["mean_abs_final_score"] == 0.0);
+  CHECK(html.find("<tr><td>random</td><td>3</td><td>33.3%</td><td>33.3%</td><td>33.3%</td><td>1"
+                  "</td><td>3</td><td>3.5</td></tr>") != std::string::npos);
+  CHECK(html.find("<tr><td>run-b6c96-s1000-d500</td><td>2</td><td>0.0%</td><td>0.0%</td><td>100.0%"
+                  "</td><td>-</td><td>-</td><td>-</td></tr>") != std::string::npos);
+
+  // The rated models: hours since the run's first file (the random net's SGFs, 4 h ago) and the
+  // games of the models that appeared before each (3 random + 1 old for the first; its own 2
+  // added for the second, the rejected model having played none).
+  CHECK(data["elo"]["source"] == "ladder");
+  const json& models = data["elo"]["models"];
+  REQUIRE(models.size() == 2);
+  CHECK(models[0]["name"] == "run-b6c96-s1000-d500");
+  CHECK(models[0]["hours"] == 1.0);
+  CHECK(models[0]["selfplay_games"] == 4);
+  CHECK(models[1]["name"] == "run-b6c96-s3000-d900");
+  CHECK(models[1]["hours"] == 3.0);
+  CHECK(models[1]["selfplay_games"] == 6);
+  for (const json& m : models) CHECK(m["low"].get<double>() < m["elo"].get<double>());
+  // GNU Go level 5 is rated, not anchored, and no model: a reference line like the anchor.
+  const json& anchors = data["elo"]["anchors"];
+  REQUIRE(anchors.size() == 2);
+  std::map<std::string, bool> fixed;
+  for (const json& a : anchors) fixed[a["name"].get<std::string>()] = a["anchor"].get<bool>();
+  CHECK(fixed.at("gnugo-l1"));
+  CHECK_FALSE(fixed.at("gnugo-l5"));
+
+  // Without counting games: no game-ends table and no games before the models; hours remain.
+  const ProcessResult quick =
+      RunProcess({kReport, run.base, "--output", out, "--count-games", "false"});
+  REQUIRE_MESSAGE(quick.exit_code == 0, quick.output);
+  const json light = EmbeddedData(ReadFile(out));
+  CHECK(light["game_ends"].empty());
+  CHECK(ModelNamed(light["elo"]["models"], "run-b6c96-s3000-d900")["hours"] == 3.0);
+  CHECK(ModelNamed(light["elo"]["models"], "run-b6c96-s3000-d900")["selfplay_games"].is_null());
 }
 
 TEST_CASE("report: an empty base directory renders with every chart marked empty") {

@@ -290,6 +290,15 @@ TEST_CASE("status: tengen-status prints text and JSON and checks its options") {
   CHECK(text.output.find("games of this model 40: ended by passes 38, move cap 2, resignation 0; "
                          "moves after the first pass: median 3, 90th percentile 9; mean |final "
                          "score| 6.25") != std::string::npos);
+  // A model whose games were all resigned: no figures for passes or scores, in the entry of
+  // that process (after its own heading, before the next process's).
+  const size_t p101 = text.output.find("selfplay on hostA pid 101");
+  const size_t p200 = text.output.find("selfplay on hostB pid 200");
+  const size_t resigned =
+      text.output.find("games of this model 3: ended by passes 0, move cap 0, resignation 3\n");
+  REQUIRE(p101 != std::string::npos);
+  CHECK(resigned > p101);
+  CHECK(resigned < p200);
 
   const ProcessResult js = RunProcess({kStatus, "--json", "--set", "min_free_gb=0", "--set",
                                        "min_free_percent=0", "--base-dir", dir.path()});
@@ -297,10 +306,17 @@ TEST_CASE("status: tengen-status prints text and JSON and checks its options") {
   const json j = json::parse(js.output);  // throws (fails the test) when it does not parse
   CHECK(j["format"] == "tengen-status");
   CHECK(j["selfplay"]["active_processes"] == 3);
-  bool ends_in_json = false;
-  for (const json& p : j["processes"])
+  bool ends_in_json = false, no_pass_in_json = false;
+  for (const json& p : j["processes"]) {
     if (p["pid"] == 100) ends_in_json = p["counters"]["moves_after_first_pass_p90"] == 9;
+    if (p["pid"] == 101) {
+      no_pass_in_json = p["counters"]["games_end_resignation"] == 3 &&
+                        p["counters"]["moves_after_first_pass_median"].is_null() &&
+                        p["counters"]["mean_abs_final_score"].is_null();
+    }
+  }
   CHECK(ends_in_json);
+  CHECK(no_pass_in_json);
   CHECK(j["selfplay"]["shard_rows"].get<int64_t>() == CountRowsDirectly(dir.path()));
   CHECK(j["shuffle"]["newest"]["window_rows"] == 4321);
   CHECK(j["models"]["queue"].size() == 1);

@@ -2,7 +2,10 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <string>
+
+#include "util/log.h"
 
 namespace tengen::pipeline {
 
@@ -62,6 +65,34 @@ int GameEndStats::MovesAfterFirstPass(double q) const {
 
 double GameEndStats::MeanAbsFinalScore() const {
   return scored_ > 0 ? abs_score_sum_ / static_cast<double>(scored_) : 0.0;
+}
+
+std::vector<std::pair<std::string, double>> GameEndCounters(const GameEndStats& stats) {
+  constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+  const bool passed = stats.games_with_pass() > 0;
+  return {{"model_games", static_cast<double>(stats.games())},
+          {"games_end_passes", static_cast<double>(stats.ended_by(GameEnd::kPasses))},
+          {"games_end_move_cap", static_cast<double>(stats.ended_by(GameEnd::kMoveCap))},
+          {"games_end_resignation", static_cast<double>(stats.ended_by(GameEnd::kResignation))},
+          {"moves_after_first_pass_median", passed ? stats.MovesAfterFirstPass(0.5) : kNone},
+          {"moves_after_first_pass_p90", passed ? stats.MovesAfterFirstPass(0.9) : kNone},
+          {"mean_abs_final_score", stats.scored_games() > 0 ? stats.MeanAbsFinalScore() : kNone}};
+}
+
+std::string FormatGameEnds(const GameEndStats& stats) {
+  if (stats.games() == 0) return "";
+  std::string text = "games of this model " + std::to_string(stats.games()) + ": ended by passes " +
+                     std::to_string(stats.ended_by(GameEnd::kPasses)) + ", move cap " +
+                     std::to_string(stats.ended_by(GameEnd::kMoveCap)) + ", resignation " +
+                     std::to_string(stats.ended_by(GameEnd::kResignation));
+  if (stats.games_with_pass() > 0) {
+    text += "; moves after the first pass: median " +
+            std::to_string(stats.MovesAfterFirstPass(0.5)) + ", 90th percentile " +
+            std::to_string(stats.MovesAfterFirstPass(0.9));
+  }
+  if (stats.scored_games() > 0)
+    text += "; mean |final score| " + FormatFixed(stats.MeanAbsFinalScore(), 1);
+  return text;
 }
 
 }  // namespace tengen::pipeline

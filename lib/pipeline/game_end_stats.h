@@ -11,6 +11,9 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "go/sgf.h"
 #include "pipeline/game_runner.h"
@@ -33,6 +36,8 @@ class GameEndStats {
   int64_t ended_by(GameEnd end) const { return ends_[static_cast<size_t>(end)]; }
   // Games in which somebody passed.
   int64_t games_with_pass() const { return with_pass_; }
+  // Games that were scored (not resigned).
+  int64_t scored_games() const { return scored_; }
   // The q-quantile (0 < q <= 1, nearest rank: the smallest value with at least q of the games
   // at or below it) of the moves after the first pass; -1 when no game had a pass.
   int MovesAfterFirstPass(double q) const;
@@ -47,5 +52,17 @@ class GameEndStats {
   int64_t scored_ = 0;
   double abs_score_sum_ = 0;
 };
+
+// The heartbeat counters of selfplay's current model, in this order: model_games,
+// games_end_passes, games_end_move_cap, games_end_resignation, moves_after_first_pass_median,
+// moves_after_first_pass_p90, mean_abs_final_score. A figure that no game says anything about
+// yet (no game with a pass, no scored game) is NaN, which the heartbeat writes as null: -1 or 0
+// would read as a measurement.
+std::vector<std::pair<std::string, double>> GameEndCounters(const GameEndStats& stats);
+
+// The same for the progress line: "games of this model 40: ended by passes 38, move cap 2,
+// resignation 0; moves after the first pass: median 3, 90th percentile 9; mean |final score|
+// 6.2", without the parts no game says anything about yet; "" before the first game.
+std::string FormatGameEnds(const GameEndStats& stats);
 
 }  // namespace tengen::pipeline

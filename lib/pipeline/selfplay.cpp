@@ -504,52 +504,37 @@ void SelfplayRunner::Report(const Epoch& epoch, const std::string& state, bool f
                       FormatFixed(server->stats().MeanBatchSize(), 1);
       per_server += ")";
     }
-    logger_.Info(state + ": model " + model_name_ + ", games " + std::to_string(stats.games) +
-                 " (started " + std::to_string(games_started_.load()) + ", dropped " +
-                 std::to_string(stats.dropped_games) + "), rows " +
-                 std::to_string(rows_finished_.load()) + " (published " +
-                 std::to_string(stats.rows) + " in " + std::to_string(stats.shards) + " shards), " +
-                 FormatFixed(games_per_hour, 0) + " games/hour, " +
-                 FormatFixed(rows_per_second, 1) + " rows/s, " + FormatFixed(evals_per_second, 0) +
-                 " NN evals/s, mean batch " + FormatFixed(mean_batch, 1) + per_server);
-    if (ends.games() > 0) {
-      logger_.Info("games of " + model_name_ + ": " + std::to_string(ends.games()) +
-                   ", ended by passes " + std::to_string(ends.ended_by(GameEnd::kPasses)) +
-                   ", move cap " + std::to_string(ends.ended_by(GameEnd::kMoveCap)) +
-                   ", resignation " + std::to_string(ends.ended_by(GameEnd::kResignation)) +
-                   "; moves after the first pass: median " +
-                   std::to_string(ends.MovesAfterFirstPass(0.5)) + ", 90th percentile " +
-                   std::to_string(ends.MovesAfterFirstPass(0.9)) + "; mean |final score| " +
-                   FormatFixed(ends.MeanAbsFinalScore(), 1));
-    }
+    // How this model's games end follows on the same line, so that one line says it all.
+    const std::string ends_text = FormatGameEnds(ends);
+    logger_.Info(
+        state + ": model " + model_name_ + ", games " + std::to_string(stats.games) + " (started " +
+        std::to_string(games_started_.load()) + ", dropped " + std::to_string(stats.dropped_games) +
+        "), rows " + std::to_string(rows_finished_.load()) + " (published " +
+        std::to_string(stats.rows) + " in " + std::to_string(stats.shards) + " shards), " +
+        FormatFixed(games_per_hour, 0) + " games/hour, " + FormatFixed(rows_per_second, 1) +
+        " rows/s, " + FormatFixed(evals_per_second, 0) + " NN evals/s, mean batch " +
+        FormatFixed(mean_batch, 1) + per_server + (ends_text.empty() ? "" : "; " + ends_text));
   }
   HeartbeatInfo info;
   info.state = state;
   info.texts = {{"model", model_name_}};
-  info.counters = {
-      {"games", static_cast<double>(stats.games)},
-      {"games_started", static_cast<double>(games_started_.load())},
-      {"games_dropped", static_cast<double>(stats.dropped_games)},
-      {"rows", static_cast<double>(rows_finished_.load())},
-      {"rows_published", static_cast<double>(stats.rows)},
-      {"shards", static_cast<double>(stats.shards)},
-      {"rows_unpublished", static_cast<double>(UnpublishedRows(&epoch))},
-      {"games_per_hour", games_per_hour},
-      {"rows_per_second", rows_per_second},
-      {"nn_evals_per_second", evals_per_second},
-      {"mean_batch_size", mean_batch},
-      {"uptime_seconds", stats.seconds},
-      {"model_load_seconds", model_load_seconds_.load()},
-      {"model_switch_seconds", model_switch_seconds_.load()},
-      {"model_switches", static_cast<double>(model_switches_.load())},
-      // How the current model's games end (pipeline/game_end_stats.h).
-      {"model_games", static_cast<double>(ends.games())},
-      {"games_end_passes", static_cast<double>(ends.ended_by(GameEnd::kPasses))},
-      {"games_end_move_cap", static_cast<double>(ends.ended_by(GameEnd::kMoveCap))},
-      {"games_end_resignation", static_cast<double>(ends.ended_by(GameEnd::kResignation))},
-      {"moves_after_first_pass_median", static_cast<double>(ends.MovesAfterFirstPass(0.5))},
-      {"moves_after_first_pass_p90", static_cast<double>(ends.MovesAfterFirstPass(0.9))},
-      {"mean_abs_final_score", ends.MeanAbsFinalScore()}};
+  info.counters = {{"games", static_cast<double>(stats.games)},
+                   {"games_started", static_cast<double>(games_started_.load())},
+                   {"games_dropped", static_cast<double>(stats.dropped_games)},
+                   {"rows", static_cast<double>(rows_finished_.load())},
+                   {"rows_published", static_cast<double>(stats.rows)},
+                   {"shards", static_cast<double>(stats.shards)},
+                   {"rows_unpublished", static_cast<double>(UnpublishedRows(&epoch))},
+                   {"games_per_hour", games_per_hour},
+                   {"rows_per_second", rows_per_second},
+                   {"nn_evals_per_second", evals_per_second},
+                   {"mean_batch_size", mean_batch},
+                   {"uptime_seconds", stats.seconds},
+                   {"model_load_seconds", model_load_seconds_.load()},
+                   {"model_switch_seconds", model_switch_seconds_.load()},
+                   {"model_switches", static_cast<double>(model_switches_.load())}};
+  // How the current model's games end (pipeline/game_end_stats.h).
+  for (auto& counter : GameEndCounters(ends)) info.counters.push_back(std::move(counter));
   try {
     heartbeat_.Beat(info, force_log);
   } catch (const Error& e) {

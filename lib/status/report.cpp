@@ -3,16 +3,17 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "go/sgf.h"
 #include "match/ladder.h"
 #include "pipeline/base_dir.h"
 #include "pipeline/game_end_stats.h"
+#include "pipeline/model_registry.h"
 #include "util/log.h"
 #include "util/publish.h"
 
@@ -116,17 +117,62 @@ json GatingData(const std::vector<GatingRecord>& records) {
   return out;
 }
 
-// Where the run stood when a model appeared: hours of running time and selfplay games finished.
+// The run's models in the order they appeared, and the selfplay games each played, for the
+// Elo charts and the game-ends table.
+struct RunModels {
+  // When each model appeared: its directory's time in models/, rejectedmodels/ or
+  // modelstobetested/ (ModelEntry::time), else (its directory removed) its oldest SGF file's,
+  // since a model plays only after it appears.
+  std::map<std::string, double> time;
+  // The random net first (it plays before any model exists), then by time, then by name.
+  std::vector<std::string> order;
+  // Games (lines) of each model's SGF files; empty when they were not counted.
+  std::map<std::string, int64_t> games;
+  double first_time = kUnknown;  // the oldest model time or SGF file: the run's start
+};
+
+RunModels ReadRunModels(const std::string& base, const std::vector<DataFile>& sgfs) {
+  RunModels run;
+  for (const std::string& dir : {pipeline::ModelsDir(base), pipeline::RejectedModelsDir(base),
+                                 pipeline::ModelsToBeTestedDir(base)}) {
+    for (const ModelEntry& m : ListModelDirs(dir, nullptr)) run.time[m.name] = m.time;
+  }
+  std::map<std::string, double> oldest_file;
+  for (const DataFile& f : sgfs) {
+    const auto it = oldest_file.find(f.model);
+    if (it == oldest_file.end() || f.mtime < it->second) oldest_file[f.model] = f.mtime;
+    if (f.count >= 0) run.games[f.model] += f.count;
+  }
+  for (const auto& [model, mtime] : oldest_file) {
+    run.time.emplace(model, mtime);  // a model directory's time wins
+    run.first_time = std::isfinite(run.first_time) ? std::min(run.first_time, mtime) : mtime;
+  }
+  for (const auto& [model, time] : run.time) {
+    run.order.push_back(model);
+    run.first_time = std::isfinite(run.first_time) ? std::min(run.first_time, time) : time;
+  }
+  const auto key = [&](const std::string& model) {
+    return std::make_tuple(model != pipeline::kRandomModelName, run.time.at(model), model);
+  };
+  std::sort(run.order.begin(), run.order.end(),
+            [&](const std::string& a, const std::string& b) { return key(a) < key(b); });
+  return run;
+}
+
+// Where the run stood when a model appeared: hours of running time and selfplay games played.
 struct ModelProgress {
   double hours = kUnknown;
   double games = kUnknown;
 };
 
-// From strength/models.tsv (scripts/strength_run.sh: running time, not counting stops) when the
-// run has one; otherwise hours since the run's first model and the games in the SGF files
-// written before the model's time.
-std::map<std::string, ModelProgress> ReadModelProgress(
-    const std::string& base, const std::map<std::string, double>& model_time, bool count_games) {
+// From strength/models.tsv (scripts/strength_run.sh: running time, stops not counted, and the
+// games in the SGF files when it saw the model) when the run has one. Otherwise hours since the
+// run's first model or SGF file (stops counted), and the games of the models that appeared
+// before it (read from the SGF files: exact across restarts and hosts, and independent of when
+// the files were written; a previous model's games that finish after the model appeared, while
+// selfplay switches, count as before it).
+std::map<std::string, ModelProgress> ReadModelProgress(const std::string& base,
+                                                       const RunModels& run, bool count_games) {
   std::map<std::string, ModelProgress> progress;
   std::ifstream tsv(base + "/strength/models.tsv");
   std::string line;
@@ -138,29 +184,23 @@ std::map<std::string, ModelProgress> ReadModelProgress(
       progress[name] = {seconds / 3600.0, games};
   }
   if (!progress.empty()) return progress;
-  double first = kUnknown;
-  for (const auto& [name, time] : model_time)
-    first = std::isfinite(first) ? std::min(first, time) : time;
-  std::vector<DataFile> sgfs;
-  if (count_games) sgfs = ListSgfFiles(base, true, nullptr);
-  for (const auto& [name, time] : model_time) {
-    ModelProgress p;
-    p.hours = (time - first) / 3600.0;
-    if (count_games) {
-      p.games = 0;
-      for (const DataFile& f : sgfs)
-        if (f.count > 0 && f.mtime <= time) p.games += static_cast<double>(f.count);
-    }
-    progress[name] = p;
+  double games_before = 0;
+  for (const std::string& model : run.order) {
+    ModelProgress& p = progress[model];
+    p.hours = (run.time.at(model) - run.first_time) / 3600.0;
+    if (count_games) p.games = games_before;
+    if (const auto it = run.games.find(model); it != run.games.end())
+      games_before += static_cast<double>(it->second);
   }
   return progress;
 }
 
 // How each model's selfplay games ended (pipeline/game_end_stats.h), from its SGF files, models
-// in the order they were trained (random first).
-json GameEndsData(const std::string& base, std::vector<std::string>* notes) {
+// in the order they appeared.
+json GameEndsData(const std::vector<DataFile>& sgfs, const RunModels& run,
+                  std::vector<std::string>* notes) {
   std::map<std::string, pipeline::GameEndStats> by_model;
-  for (const DataFile& f : ListSgfFiles(base, false, nullptr)) {
+  for (const DataFile& f : sgfs) {
     try {
       for (const go::SgfRecord& record : go::ReadSgfFile(f.path))
         by_model[f.model].AddRecord(record);
@@ -168,38 +208,39 @@ json GameEndsData(const std::string& base, std::vector<std::string>* notes) {
       notes->push_back("SGF file skipped for game ends: " + f.path + ": " + e.what());
     }
   }
-  std::vector<std::string> order;
-  for (const auto& [name, stats] : by_model) order.push_back(name);
-  const auto samples = [](const std::string& name) {
-    const size_t s = name.rfind("-s");
-    return s == std::string::npos ? int64_t{-1} : std::atoll(name.c_str() + s + 2);
-  };
-  std::stable_sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
-    return samples(a) < samples(b);
-  });
   json rows = json::array();
-  for (const std::string& name : order) {
-    const pipeline::GameEndStats& s = by_model[name];
-    if (s.games() == 0) continue;
+  for (const std::string& name : run.order) {
+    const auto it = by_model.find(name);
+    if (it == by_model.end() || it->second.games() == 0) continue;
+    const pipeline::GameEndStats& s = it->second;
     const auto share = [&](pipeline::GameEnd end) {
       return static_cast<double>(s.ended_by(end)) / static_cast<double>(s.games());
     };
-    rows.push_back({{"model", name},
-                    {"games", s.games()},
-                    {"passes", share(pipeline::GameEnd::kPasses)},
-                    {"move_cap", share(pipeline::GameEnd::kMoveCap)},
-                    {"resignation", share(pipeline::GameEnd::kResignation)},
-                    {"after_first_pass_median", s.MovesAfterFirstPass(0.5)},
-                    {"after_first_pass_p90", s.MovesAfterFirstPass(0.9)},
-                    {"mean_abs_final_score", s.MeanAbsFinalScore()}});
+    const bool passed = s.games_with_pass() > 0;
+    rows.push_back(
+        {{"model", name},
+         {"games", s.games()},
+         {"passes", share(pipeline::GameEnd::kPasses)},
+         {"move_cap", share(pipeline::GameEnd::kMoveCap)},
+         {"resignation", share(pipeline::GameEnd::kResignation)},
+         {"after_first_pass_median", passed ? json(s.MovesAfterFirstPass(0.5)) : json()},
+         {"after_first_pass_p90", passed ? json(s.MovesAfterFirstPass(0.9)) : json()},
+         {"mean_abs_final_score", s.scored_games() > 0 ? json(s.MeanAbsFinalScore()) : json()}});
   }
   return rows;
 }
 
-// The game-ends rows as a static HTML table.
+// The game-ends rows as a static HTML table; "-" where no game says anything (no game with a
+// pass, no scored game).
 std::string GameEndsTable(const json& rows) {
   if (rows.empty()) return "<p class=\"game-ends\">no selfplay games yet</p>\n";
   const auto percent = [](const json& v) { return FormatFixed(100.0 * v.get<double>(), 1) + "%"; };
+  const auto moves = [](const json& v) {
+    return v.is_null() ? std::string("-") : std::to_string(v.get<int>());
+  };
+  const auto score = [](const json& v) {
+    return v.is_null() ? std::string("-") : FormatFixed(v.get<double>(), 1);
+  };
   std::string html =
       "<table class=\"game-ends\">\n<tr><th>model</th><th>games</th><th>two passes</th><th>move "
       "cap</th><th>resigned</th><th>moves after the first pass: median</th><th>90th "
@@ -208,25 +249,21 @@ std::string GameEndsTable(const json& rows) {
     html += "<tr><td>" + HtmlEscape(r["model"].get<std::string>()) + "</td><td>" +
             std::to_string(r["games"].get<int64_t>()) + "</td><td>" + percent(r["passes"]) +
             "</td><td>" + percent(r["move_cap"]) + "</td><td>" + percent(r["resignation"]) +
-            "</td><td>" + std::to_string(r["after_first_pass_median"].get<int>()) + "</td><td>" +
-            std::to_string(r["after_first_pass_p90"].get<int>()) + "</td><td>" +
-            FormatFixed(r["mean_abs_final_score"].get<double>(), 1) + "</td></tr>\n";
+            "</td><td>" + moves(r["after_first_pass_median"]) + "</td><td>" +
+            moves(r["after_first_pass_p90"]) + "</td><td>" + score(r["mean_abs_final_score"]) +
+            "</td></tr>\n";
   }
   return html + "</table>\n";
 }
 
 // Elo of models over time: the ladder's ratings when it rates a model, else the gatekeeper's
-// matches chained from the first baseline (rated 0).
-json EloData(const std::string& base, const RunStatus& status,
-             const std::vector<GatingRecord>& records, bool count_games,
+// matches chained from the first baseline (rated 0). Each model also gets the hours of the run
+// and the selfplay games before it (`progress`). Ladder players that are not models (GNU Go
+// levels, other engines) are drawn as horizontal lines, as the anchors are: "anchors" lists
+// both, "anchor" telling them apart.
+json EloData(const RunStatus& status, const std::vector<GatingRecord>& records,
+             const RunModels& run, const std::map<std::string, ModelProgress>& progress,
              std::vector<std::string>* notes) {
-  std::map<std::string, double> model_time;
-  for (const std::string& dir : {pipeline::ModelsDir(base), pipeline::RejectedModelsDir(base),
-                                 pipeline::ModelsToBeTestedDir(base)}) {
-    for (const ModelEntry& m : ListModelDirs(dir, nullptr)) model_time[m.name] = m.time;
-  }
-  const std::map<std::string, ModelProgress> progress =
-      ReadModelProgress(base, model_time, count_games);
   const auto hours = [&](const std::string& name) {
     const auto it = progress.find(name);
     return it == progress.end() ? json(nullptr) : NumberOrNull(it->second.hours);
@@ -234,6 +271,12 @@ json EloData(const std::string& base, const RunStatus& status,
   const auto games_before = [&](const std::string& name) {
     const auto it = progress.find(name);
     return it == progress.end() ? json(nullptr) : NumberOrNull(it->second.games);
+  };
+  // A model has a directory or selfplay games, or at least a model's name (its directory may
+  // have been removed since it was rated).
+  const auto is_model = [&](const std::string& name) {
+    int64_t samples = 0, rows = 0;
+    return run.time.count(name) > 0 || pipeline::ParseModelName(name, &samples, &rows);
   };
   json models = json::array();
   json anchors = json::array();
@@ -252,12 +295,12 @@ json EloData(const std::string& base, const RunStatus& status,
       notes->push_back(std::string("ladder times skipped: ") + e.what());
     }
     for (const LadderEntry& e : status.ladder.ratings) {
-      if (e.anchor) {
-        anchors.push_back({{"name", e.name}, {"elo", NumberOrNull(e.elo)}});
+      if (e.anchor || !is_model(e.name)) {
+        anchors.push_back({{"name", e.name}, {"elo", NumberOrNull(e.elo)}, {"anchor", e.anchor}});
         continue;
       }
       double time = kUnknown;
-      if (auto it = model_time.find(e.name); it != model_time.end()) {
+      if (auto it = run.time.find(e.name); it != run.time.end()) {
         time = it->second;
       } else if (auto first = first_match.find(e.name); first != first_match.end()) {
         time = first->second;
@@ -368,6 +411,9 @@ table.summary { border-collapse: collapse; }
 table.summary th { text-align: left; vertical-align: top; padding: 0.3em 1em 0.3em 0; white-space: nowrap; }
 table.summary td { white-space: pre-wrap; font-family: monospace; padding: 0.3em 0; }
 ul.warnings li { color: #b00; } ul.notes li { color: #666; }
+table.game-ends { border-collapse: collapse; }
+table.game-ends th, table.game-ends td { padding: 0.2em 0.8em; text-align: right; border-bottom: 1px solid #eee; }
+table.game-ends th:first-child, table.game-ends td:first-child { text-align: left; white-space: nowrap; }
 .charts { display: flex; flex-wrap: wrap; gap: 1em; }
 figure { margin: 0; border: 1px solid #ddd; padding: 0.5em; }
 figcaption { font-weight: bold; font-size: 0.95em; margin-bottom: 0.3em; }
@@ -450,7 +496,7 @@ constexpr char kScript[] = R"JS(
   }
 
   // series: [{name, points: [[x, y, low, high], ...]}]; opts: xTime, xLabel, yLabel,
-  // errorBars, hlines [{name, y}], yZero.
+  // errorBars, hlines [{name, y}], yZero, xZero (the axis starts at 0 at most).
   function lineChart(id, series, opts) {
     var svg = start(id);
     series = series.map(function (s) {
@@ -470,6 +516,7 @@ constexpr char kScript[] = R"JS(
     var x0 = Math.min.apply(null, xs), x1 = Math.max.apply(null, xs);
     var y0 = Math.min.apply(null, ys), y1 = Math.max.apply(null, ys);
     if (opts.yZero && y0 > 0) y0 = 0;
+    if (opts.xZero && x0 > 0) x0 = 0;
     if (x1 === x0) { x0 -= 1; x1 += 1; }
     if (y1 === y0) { y0 -= 1; y1 += 1; }
     var margin = (y1 - y0) * 0.05;
@@ -571,19 +618,22 @@ constexpr char kScript[] = R"JS(
   lineChart('rows-per-hour', [{name: 'rows/hour (shards)', points: tp.map(function (p) { return [p[0], p[2]]; })}],
             {xTime: true, xLabel: 'time (UTC), bucket ' + fmtNum(data.throughput.bucket_seconds || 0) + ' s',
              yLabel: 'rows per hour', yZero: true});
+  // Anchors by name, rated reference players (GNU Go levels) with their Elo.
+  var referenceLines = data.elo.anchors.map(function (a) {
+    return {name: a.anchor ? a.name : a.name + ' ' + Math.round(a.elo), y: a.elo};
+  });
   lineChart('elo', [{name: data.elo.source === 'gating' ? 'Elo chained from gating matches' : 'ladder Elo',
                      points: data.elo.models.map(function (m) {
                        return [m.time, m.elo, m.low, m.high, m.name + ' ' + Math.round(m.elo)];
                      })}],
             {xTime: true, xLabel: 'model time (UTC)', yLabel: 'Elo', errorBars: true,
-             hlines: data.elo.anchors.map(function (a) { return {name: a.name, y: a.elo}; })});
+             hlines: referenceLines});
   [['elo-hours', 'hours', 'hours of the run'], ['elo-games', 'selfplay_games', 'selfplay games before the model']]
     .forEach(function (c) {
       lineChart(c[0], [{name: 'Elo', points: data.elo.models.map(function (m) {
                          return [m[c[1]], m.elo, m.low, m.high, m.name + ' ' + Math.round(m.elo)];
                        })}],
-                {xLabel: c[2], yLabel: 'Elo', errorBars: true,
-                 hlines: data.elo.anchors.map(function (a) { return {name: a.name, y: a.elo}; })});
+                {xLabel: c[2], yLabel: 'Elo', errorBars: true, xZero: true, hlines: referenceLines});
     });
   gatingChart('gating', data.gating);
   body.setAttribute('data-report-done', '1');
@@ -628,8 +678,12 @@ std::string RenderReport(const std::string& base, const ReportOptions& options, 
   data["generated_utc"] = FormatUtc(now);
   data["losses"] = LossData(base, nullptr);
   data["throughput"] = ThroughputData(base, options.count_games, &notes);
-  data["elo"] = EloData(base, status, records, options.count_games, &notes);
-  data["game_ends"] = options.count_games ? GameEndsData(base, &notes) : json::array();
+  // Listed once (with their games when counted) for the Elo charts and the game-ends table.
+  const std::vector<DataFile> sgfs = ListSgfFiles(base, options.count_games, nullptr);
+  const RunModels run = ReadRunModels(base, sgfs);
+  data["elo"] =
+      EloData(status, records, run, ReadModelProgress(base, run, options.count_games), &notes);
+  data["game_ends"] = options.count_games ? GameEndsData(sgfs, run, &notes) : json::array();
   data["gating"] = GatingData(records);
   // Notes the status did not already make (the SGF files, the ladder's times).
   for (const std::string& note : notes) {

@@ -9,11 +9,17 @@
 //       files' modification times and their rows / games (a history; heartbeats only know
 //       the present)
 //   elo   Elo of the models over time with 95% intervals: from the ladder file when it rates
-//       any model (anchors drawn as dashed lines), else chained from the gatekeeper's
-//       records (each accepted candidate = its baseline + the match's Elo; biased upward)
+//       any model (anchors, and the ladder's other players that are not models such as GNU
+//       Go levels, drawn as dashed lines), else chained from the gatekeeper's records (each
+//       accepted candidate = its baseline + the match's Elo; biased upward)
+//   elo-hours, elo-games   the same Elo against hours of the run and against the selfplay
+//       games played before each model appeared (strength/models.tsv when the run has one,
+//       else the models' times and the games in each model's SGF files)
 //   gating   each gatekeeper decision: the candidate's score fraction, green accepted, red
 //       rejected
-// plus the summary of status/run_status.h as static HTML (readable without script).
+// plus, as static HTML (readable without script), a table of how each model's selfplay games
+// ended (pipeline/game_end_stats.h, read from its SGF files; models in the order they
+// appeared) and the summary of status/run_status.h.
 //
 // When a chart is drawn its <svg> gets data-drawn="1" (data-drawn="0" and data-empty="1"
 // with "no data yet" when there is nothing to plot), data-series and data-points; the body
@@ -28,8 +34,10 @@ namespace tengen::status {
 
 struct ReportOptions {
   StatusOptions status;
-  bool count_games = true;  // read every .sgfs file for games per hour (rows are always used)
-  std::string title;        // "" : "tengen run <base>"
+  // Read every .sgfs file: games per hour, the games before each model, how games end (rows
+  // are always used).
+  bool count_games = true;
+  std::string title;  // "" : "tengen run <base>"
 };
 
 // The HTML page for base at time `now` (seconds since the epoch). Never throws for content

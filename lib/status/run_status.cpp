@@ -44,23 +44,23 @@ std::string Num(double value) {
 }
 
 // How the current model's selfplay games ended (pipeline/game_end_stats.h), from a selfplay
-// heartbeat's counters; "" for other heartbeats.
+// heartbeat's counters; "" for other heartbeats. The figures no game says anything about yet
+// (null: no game with a pass, no scored game) are left out, as in selfplay's progress line.
 std::string GameEndsLine(const HeartbeatRecord& h) {
-  const auto get = [&](const std::string& key) {
-    for (const auto& [name, value] : h.counters)
-      if (name == key) return value;
-    return std::nan("");
-  };
-  const double games = get("model_games");
+  const double games = h.Counter("model_games");
   if (!std::isfinite(games) || games <= 0) return "";
   std::string line = "games of this model " + Num(games) + ": ended by passes " +
-                     Num(get("games_end_passes")) + ", move cap " + Num(get("games_end_move_cap")) +
-                     ", resignation " + Num(get("games_end_resignation"));
-  if (get("moves_after_first_pass_median") >= 0) {
-    line += "; moves after the first pass: median " + Num(get("moves_after_first_pass_median")) +
-            ", 90th percentile " + Num(get("moves_after_first_pass_p90"));
+                     Num(h.Counter("games_end_passes")) + ", move cap " +
+                     Num(h.Counter("games_end_move_cap")) + ", resignation " +
+                     Num(h.Counter("games_end_resignation"));
+  if (h.Counter("moves_after_first_pass_median") >= 0) {
+    line += "; moves after the first pass: median " +
+            Num(h.Counter("moves_after_first_pass_median")) + ", 90th percentile " +
+            Num(h.Counter("moves_after_first_pass_p90"));
   }
-  return line + "; mean |final score| " + Num(get("mean_abs_final_score"));
+  if (std::isfinite(h.Counter("mean_abs_final_score")))
+    line += "; mean |final score| " + Num(h.Counter("mean_abs_final_score"));
+  return line;
 }
 
 std::string SignedNum(double value) {
