@@ -1,6 +1,6 @@
 #pragma once
-// The base directory's layout (DESIGN.md "The base directory") as functions, so that every
-// program spells each path the same way:
+// The base directory's layout (docs/OPERATIONS.md describes each program's part of it) as
+// functions, so that every program spells each path the same way:
 //
 //   <base>/selfplay/<model>/tdata/<unique>.npz     training shards (selfplay -> shuffler)
 //   <base>/selfplay/<model>/sgfs/<unique>.sgfs     one SGF game per line (people, tools)

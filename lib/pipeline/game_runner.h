@@ -83,7 +83,8 @@ struct FinishedGame {
 };
 
 // Plays one game to the end. `stop` is polled between moves: when it returns true the game is
-// abandoned and the function returns false (the game in flight is dropped, as DESIGN asks).
+// abandoned and the function returns false (the game in flight is dropped: half a game has no
+// outcome for its rows).
 bool PlayGame(const GameParams& params, const Player& black, const Player& white, uint64_t seed,
               const std::function<bool()>& stop, FinishedGame* game);
 

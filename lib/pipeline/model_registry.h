@@ -1,6 +1,6 @@
 #pragma once
 // Which net selfplay (and later the gatekeeper) plays with: the newest model directory in
-// models/. Model directories are named <run>-<trainingname>-s<samples>-d<rows> (DESIGN.md);
+// models/. Model directories are named <run>-<trainingname>-s<samples>-d<rows> (docs/TRAINING.md);
 // "newest" is the largest samples number s<N>, ties broken by the directory's modification
 // time. A directory whose name does not follow the pattern (a freshly initialised net written
 // by tengen-new-model under any name) counts as s0, so a trained model always wins over it.

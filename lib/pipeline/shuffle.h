@@ -1,9 +1,9 @@
 #pragma once
-// The shuffler (DESIGN.md "Shuffler and train bucket"): picks a window of the newest training
-// shards under <base>/selfplay/*/tdata/, subsamples it to a target size, shuffles the rows
-// uniformly and publishes them as one directory <base>/shuffleddata/<stamp>/ of
-// data-NNNN.npz files plus summary.json (written last; the directory is renamed into place
-// whole, so a reader sees all of it or nothing).
+// The shuffler (docs/OPERATIONS.md "Shuffler", docs/TRAINING.md "Epochs and the train bucket"):
+// picks a window of the newest training shards under <base>/selfplay/*/tdata/, subsamples it to a
+// target size, shuffles the rows uniformly and publishes them as one directory
+// <base>/shuffleddata/<stamp>/ of data-NNNN.npz files plus summary.json (written last; the
+// directory is renamed into place whole, so a reader sees all of it or nothing).
 //
 // Window: N = total rows (rows of the random net count only up to min_rows); below min_rows
 // nothing is published. Otherwise the desired window is KataGo's power-law taper

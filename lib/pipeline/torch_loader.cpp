@@ -49,7 +49,7 @@ LoadModel TorchModelLoader(const nn::TorchEvaluatorOptions& options) {
     device_options.device = device;
     device_options.precision = ResolvePrecision(options.precision, device);
     std::unique_ptr<nn::TorchModel> net = nn::TorchModel::Load(model.path, device);
-    // The directory name is the model's name (DESIGN: base-dir layout).
+    // The directory name is the model's name (pipeline/base_dir.h).
     net->set_name(model.name);
     // The loaded model is released on return; the evaluator keeps its own copy.
     return std::make_unique<PosLenEvaluator>(*net, device_options, pos_len);

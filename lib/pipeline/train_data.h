@@ -1,7 +1,7 @@
 #pragma once
 // The trainer's bookkeeping, without libtorch: which shuffle to read, the train bucket
-// (DESIGN.md "Shuffler and train bucket"), which files an epoch reads, the persistent state
-// that makes a restart continue exactly, and turning shuffled rows into batches with a random
+// (docs/TRAINING.md "Epochs and the train bucket"), which files an epoch reads, the persistent
+// state that makes a restart continue exactly, and turning shuffled rows into batches with a random
 // symmetry. pipeline/trainer.h runs the loop; nn/torch/trainer.h learns.
 
 #include <cstdint>
