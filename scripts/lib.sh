@@ -31,6 +31,23 @@ alive() {
   [[ $cmdline == *tengen-$2* ]]
 }
 
+# sigint_at_default SCRIPT ARGS...: when this shell started with SIGINT ignored, runs SCRIPT
+# again with SIGINT at its default disposition (exec, same pid). A job that a non-interactive
+# shell puts in the background (`nohup script &` from another script, cron, ssh) starts with
+# SIGINT ignored, and bash can neither trap nor reset a signal ignored on entry: the script's
+# Ctrl-C handling would never run and only SIGTERM would stop it. Call it before any trap.
+sigint_at_default() {
+  local ignored
+  ignored=$(sed -n 's/^SigIgn:[[:space:]]*//p' "/proc/$$/status" 2> /dev/null) || ignored=0
+  if [[ $ignored =~ ^[0-9a-fA-F]+$ ]] && ((16#${ignored: -8} & 2)); then
+    if [[ -z ${TENGEN_SIGINT_RESET:-} ]]; then
+      TENGEN_SIGINT_RESET=1 exec env --default-signal=INT bash "$@"
+    fi
+    echo "$(basename "$1"): SIGINT is ignored and could not be reset; stop it with SIGTERM" >&2
+  fi
+  unset TENGEN_SIGINT_RESET
+}
+
 # catches_sigint PID: true once PID has a SIGINT handler of its own (Linux: /proc/PID/status).
 catches_sigint() {
   local mask

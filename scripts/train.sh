@@ -19,6 +19,8 @@
 # passed to every rank (they checkpoint and exit 0); if one rank fails, the others are stopped.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/lib.sh"
+sigint_at_default "$root/scripts/train.sh" "$@"
 bin=${TENGEN_BIN:-${BUILD_DIR:-$root/build/release}/bin}
 
 usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
@@ -48,7 +50,6 @@ done
 
 world=$((ranks * nodes))
 pids=()
-source "$root/scripts/lib.sh"
 stop_all() { for pid in "${pids[@]}"; do interrupt "$pid"; done; }
 # After a rank failed: SIGKILL, once kill_after seconds have passed, to the ranks still running
 # (disowned, so that `wait -n` below never takes it for a rank).

@@ -26,9 +26,10 @@ tiny=(--set-selfplay board_sizes=7:1 --set-selfplay pos_len=7 --set-selfplay ful
   --set-trainer precision=fp32 --set-trainer log_level=warning
   --set-exporter log_level=warning)
 
-# A terminal's foreground job: a process group of its own, SIGINT at its default disposition
-# (a background job of this script would start with SIGINT ignored, and bash could not trap it).
-setsid env --default-signal=INT bash "$src/scripts/synchronous_loop.sh" \
+# Started as a new user would from a script: `setsid nohup ... &` in a non-interactive shell
+# starts the loop with SIGINT ignored (the loop runs itself again with SIGINT at its default,
+# or bash could not trap it), in a process group of its own, which gets the Ctrl-C below.
+setsid nohup bash "$src/scripts/synchronous_loop.sh" \
   "$base" ctrlc tiny b1c16 0 --games-per-cycle 100000 "${tiny[@]}" > "$work/loop1.log" 2>&1 &
 loop_pid=$!
 in_selfplay() { grep -q '"state": "selfplay"' "$base"/status/synchronous_loop-*.json 2> /dev/null; }
