@@ -19,6 +19,7 @@
 #include "nn/torch/distributed.h"
 #include "nn/torch/model.h"
 #include "pipeline/base_dir.h"
+#include "pipeline/checkpoints.h"
 #include "pipeline/heartbeat.h"
 #include "pipeline/torch_loader.h"
 #include "pipeline/train_data.h"
@@ -38,16 +39,6 @@ using Clock = std::chrono::steady_clock;
 
 // KataGo's per-sample learning rate before lr_scale and warm-up.
 constexpr double kBaseLearningRate = 3e-5;
-constexpr int kCheckpointsKept = 2;
-// Only rank 0 writes checkpoints, and a write takes seconds, so a temporary this old is a killed
-// trainer's.
-constexpr std::chrono::seconds kStaleCheckpointAge{3600};
-constexpr char kCheckpointPrefix[] = "ckpt-";
-constexpr char kTrainerStateFile[] = "trainer.pt";
-constexpr char kStateFile[] = "state.json";
-
-std::string CheckpointsDir(const std::string& train_dir) { return train_dir + "/checkpoints"; }
-
 std::string ExportDir(const TrainerProgramOptions& o) {
   if (o.export_mode == "main") return TorchModelsToExportDir(o.base_dir);
   if (o.export_mode == "extra") return TorchModelsToExportDir(o.base_dir) + "_extra";
@@ -57,97 +48,6 @@ std::string ExportDir(const TrainerProgramOptions& o) {
 std::string SnapshotName(const TrainerProgramOptions& o, int64_t samples, int64_t rows) {
   return o.run_name + "-" + o.training_name + "-s" + std::to_string(samples) + "-d" +
          std::to_string(rows);
-}
-
-// Checkpoint directories, oldest first (names sort by samples, then creation time).
-std::vector<std::string> ListCheckpoints(const std::string& train_dir) {
-  std::vector<std::string> names;
-  for (const std::string& name : ListPublished(CheckpointsDir(train_dir))) {
-    if (name.rfind(kCheckpointPrefix, 0) == 0) names.push_back(name);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-void WriteCheckpoint(const std::string& train_dir, const nn::NetTrainer& trainer,
-                     const TrainState& state, Logger& logger) {
-  const std::string dir = CheckpointsDir(train_dir);
-  EnsureDirectory(dir);
-  char samples[32];
-  std::snprintf(samples, sizeof(samples), "%015lld", static_cast<long long>(state.samples));
-  const std::string path = dir + "/" + kCheckpointPrefix + samples + "-" + UniqueFileStem();
-  AtomicDirectory out(path);
-  const std::string weights = trainer.SaveState();
-  PublishFile(out.path() + "/" + kTrainerStateFile, weights);
-  TrainState recorded = state;
-  recorded.trainer_file_bytes = static_cast<int64_t>(weights.size());
-  recorded.trainer_file_crc32 = Crc32Hex(weights);
-  PublishFile(out.path() + "/" + kStateFile, recorded.ToJson());
-  out.Commit();
-  const std::vector<std::string> all = ListCheckpoints(train_dir);
-  for (size_t i = 0; i + kCheckpointsKept < all.size(); ++i) {
-    try {
-      RemovePublished(dir + "/" + all[i]);
-    } catch (const IoError& e) {
-      logger.Warning(std::string("cannot remove old checkpoint: ") + e.what());
-    }
-  }
-  // What a killed trainer left: a checkpoint half written, or an old one half removed.
-  RemoveStaleTemporaries(dir, kStaleCheckpointAge);
-  logger.Info("checkpoint " + path + " (" + std::to_string(state.samples) + " samples" +
-              (state.in_epoch
-                   ? ", epoch in progress at step " + std::to_string(state.epoch_steps_done) + "/" +
-                         std::to_string(state.epoch_steps)
-                   : "") +
-              ")");
-}
-
-// A checkpoint as read back: its state and the bytes of its trainer.pt.
-struct CheckpointFiles {
-  std::string dir;
-  TrainState state;
-  std::string trainer_bytes;
-};
-
-// Reads the checkpoint in `dir`; throws Error naming the file when state.json does not parse
-// or trainer.pt does not match the size and CRC-32 that state.json recorded.
-CheckpointFiles ReadCheckpoint(const std::string& dir) {
-  CheckpointFiles files;
-  files.dir = dir;
-  files.state = TrainState::FromJson(ReadFile(dir + "/" + kStateFile), dir + "/" + kStateFile);
-  files.trainer_bytes = ReadFile(dir + "/" + kTrainerStateFile);
-  files.state.CheckTrainerFile(files.trainer_bytes, dir + "/" + kTrainerStateFile);
-  return files;
-}
-
-// The newest checkpoint that can be resumed from, read (nullopt when there is none at all).
-// Broken newer ones are moved aside as broken-<name> once a usable one is found; when every
-// checkpoint is broken nothing is moved and this throws, rather than silently starting afresh.
-std::optional<CheckpointFiles> NewestUsableCheckpoint(const std::string& train_dir,
-                                                      Logger& logger) {
-  const std::vector<std::string> names = ListCheckpoints(train_dir);
-  const std::string dir = CheckpointsDir(train_dir);
-  std::vector<std::string> broken;
-  for (auto it = names.rbegin(); it != names.rend(); ++it) {
-    try {
-      CheckpointFiles files = ReadCheckpoint(dir + "/" + *it);
-      for (const std::string& name : broken) {
-        boost::system::error_code error;
-        fs::rename(dir + "/" + name, dir + "/broken-" + name, error);
-        logger.Warning("checkpoint " + dir + "/" + name + " moved aside as broken-" + name +
-                       (error ? " failed: " + error.message() : ""));
-      }
-      return files;
-    } catch (const Error& e) {
-      logger.Warning("checkpoint " + dir + "/" + *it + " cannot be resumed from: " + e.what());
-      broken.push_back(*it);
-    }
-  }
-  if (!broken.empty()) {
-    throw Error("no usable checkpoint in " + dir + " (" + std::to_string(broken.size()) +
-                " broken; see the warnings): restore one, or move them away to start afresh");
-  }
-  return std::nullopt;
 }
 
 void WriteSnapshot(const TrainerProgramOptions& o, const nn::NetTrainer& trainer,
@@ -199,10 +99,36 @@ void KeepShufflesAlive(const std::vector<std::string>& files) {
   }
 }
 
+// What the trainer does next.
+enum class Action { kTrain, kWait, kStop };
+
+const char* ActionName(Action action) {
+  switch (action) {
+    case Action::kTrain:
+      return "train";
+    case Action::kWait:
+      return "wait";
+    case Action::kStop:
+      return "stop";
+  }
+  return "stop";
+}
+
+Action ActionFromName(const std::string& name) {
+  for (const Action action : {Action::kTrain, Action::kWait, Action::kStop}) {
+    if (name == ActionName(action)) return action;
+  }
+  throw FormatError("trainer decision from rank 0: unknown action '" + name + "'");
+}
+
+// Why no epoch could be planned (PlanNewEpoch).
+enum class Shortage { kNoShuffle, kBucketLimited, kNoUsableFile };
+
 // What rank 0 decided for the next round, as every rank receives it.
 struct Decision {
-  std::string action;  // "train", "wait", "stop"
-  std::string reason;
+  Action action = Action::kWait;
+  bool stop_requested = false;  // kStop because of a stop request (not a stop condition)
+  std::string reason;           // for the log
   std::vector<std::string> files;
   int64_t epoch = 0;
   int64_t steps = 0;
@@ -210,7 +136,8 @@ struct Decision {
   uint64_t seed = 0;
 
   std::string ToJson() const {
-    return json{{"action", action},
+    return json{{"action", ActionName(action)},
+                {"stop_requested", stop_requested},
                 {"reason", reason},
                 {"files", files},
                 {"epoch", epoch},
@@ -222,7 +149,8 @@ struct Decision {
   static Decision FromJson(const std::string& text) {
     const json j = json::parse(text);
     Decision d;
-    d.action = j.at("action").get<std::string>();
+    d.action = ActionFromName(j.at("action").get<std::string>());
+    d.stop_requested = j.at("stop_requested").get<bool>();
     d.reason = j.at("reason").get<std::string>();
     d.files = j.at("files").get<std::vector<std::string>>();
     d.epoch = j.at("epoch").get<int64_t>();
@@ -282,8 +210,10 @@ class TrainerLoop {
   void Start();
   Decision Decide();
   // Plans `steps` steps from the newest shuffle into state_, paying one epoch from the bucket
-  // when `spend`; false (and *waiting says why) when there is nothing to train yet.
-  bool PlanNewEpoch(Decision* waiting, int64_t steps, bool spend);
+  // when `spend`; otherwise says what is short (and *reason why, for the log).
+  std::optional<Shortage> PlanNewEpoch(std::string* reason, int64_t steps, bool spend);
+  // Waits for more data, or stops when the options say that this shortage ends the run.
+  Decision WaitOrStop(Shortage shortage, const std::string& reason) const;
   // Fails with a ConfigError when the shuffle's rows do not fit the net (pos_len, features).
   void CheckDataShape(const ShuffleDir& shuffle);
   // Trains the decided epoch; false when a stop request interrupted it.
@@ -333,21 +263,13 @@ void TrainerLoop::Start() {
   // Rank 0 chooses between its newest checkpoint and a fresh start (with the seed) and every
   // rank follows, so that all of them take the same path (and the same collectives) even when
   // one sees a stale view of the shared directory.
-  std::string choice;
+  StartChoice choice;
   std::optional<CheckpointFiles> resume;  // rank 0's, read while choosing
-  if (rank0()) {
-    try {
-      resume = NewestUsableCheckpoint(train_dir_, logger_);
-      choice = resume ? "resume " + fs::path(resume->dir).filename().string()
-                      : "fresh " + std::to_string(SeedOrFresh(static_cast<int64_t>(o_.seed)));
-    } catch (const Error& e) {
-      choice = std::string("error ") + e.what();  // every rank stops with it
-    }
-  }
-  if (group_ != nullptr) choice = group_->BroadcastString(choice);
-  if (choice.rfind("error ", 0) == 0) throw Error(choice.substr(6));
-  if (choice.rfind("resume ", 0) == 0) {
-    const std::string dir = CheckpointsDir(train_dir_) + "/" + choice.substr(7);
+  if (rank0()) choice = ChooseStart(train_dir_, static_cast<int64_t>(o_.seed), &resume, logger_);
+  if (group_ != nullptr) choice = StartChoice::FromText(group_->BroadcastString(choice.ToText()));
+  if (choice.kind == StartChoice::Kind::kError) throw Error(choice.error);
+  if (choice.kind == StartChoice::Kind::kResume) {
+    const std::string dir = CheckpointsDir(train_dir_) + "/" + choice.checkpoint;
     if (!resume) resume = ReadCheckpoint(dir);
     state_ = resume->state;
     trainer_ = std::make_unique<nn::NetTrainer>(*nn::TorchModel::Create(config, 0), net_options,
@@ -363,7 +285,7 @@ void TrainerLoop::Start() {
                       : ""));
     return;
   }
-  const uint64_t seed = std::stoull(choice.substr(6));
+  const uint64_t seed = choice.seed;
   state_ = FreshTrainState(bucket_, seed);
   std::unique_ptr<nn::TorchModel> start;
   if (!o_.initial_model.empty()) {
@@ -405,11 +327,11 @@ void TrainerLoop::CheckDataShape(const ShuffleDir& shuffle) {
   }
 }
 
-bool TrainerLoop::PlanNewEpoch(Decision* waiting, int64_t steps, bool spend) {
+std::optional<Shortage> TrainerLoop::PlanNewEpoch(std::string* reason, int64_t steps, bool spend) {
   const std::optional<ShuffleDir> shuffle = FindNewestShuffle(o_.base_dir, logger_);
   if (!shuffle) {
-    waiting->reason = "no shuffled data yet in " + ShuffledDataDir(o_.base_dir);
-    return false;
+    *reason = "no shuffled data yet in " + ShuffledDataDir(o_.base_dir);
+    return Shortage::kNoShuffle;
   }
   if (shuffle->name != last_shuffle_) {
     const double credit = CreditNewRows(state_, shuffle->total_rows, bucket_, logger_);
@@ -434,19 +356,17 @@ bool TrainerLoop::PlanNewEpoch(Decision* waiting, int64_t steps, bool spend) {
   }
   TrainState trial = state_;
   if (spend && !TrySpendEpoch(trial, bucket_)) {
-    waiting->reason = "train bucket limited (" + FormatFixed(state_.bucket_level, 0) + " < " +
-                      std::to_string(o_.samples_per_epoch) + " samples)";
-    waiting->action = o_.stop_when_train_bucket_limited ? "stop" : "wait";
-    return false;
+    *reason = "train bucket limited (" + FormatFixed(state_.bucket_level, 0) + " < " +
+              std::to_string(o_.samples_per_epoch) + " samples)";
+    return Shortage::kBucketLimited;
   }
   const std::vector<std::string> files =
       PlanEpochFiles(shuffle->files, rows, used, keys, o_.no_repeat_files, o_.batch_size,
                      state_.seed, state_.epochs, &steps);
   if (steps == 0) {
-    waiting->reason = o_.no_repeat_files ? "every file of " + shuffle->name + " has been used"
-                                         : "no file of " + shuffle->name + " holds a whole batch";
-    waiting->action = o_.quit_if_no_data ? "stop" : "wait";
-    return false;
+    *reason = o_.no_repeat_files ? "every file of " + shuffle->name + " has been used"
+                                 : "no file of " + shuffle->name + " holds a whole batch";
+    return Shortage::kNoUsableFile;
   }
   state_ = trial;
   if (o_.no_repeat_files) {
@@ -467,13 +387,23 @@ bool TrainerLoop::PlanNewEpoch(Decision* waiting, int64_t steps, bool spend) {
   state_.epoch_files = files;
   state_.epoch_steps = steps;
   state_.epoch_steps_done = 0;
-  return true;
+  return std::nullopt;
+}
+
+Decision TrainerLoop::WaitOrStop(Shortage shortage, const std::string& reason) const {
+  Decision d;
+  d.reason = reason;
+  const bool stop =
+      shortage == Shortage::kBucketLimited ? o_.stop_when_train_bucket_limited : o_.quit_if_no_data;
+  d.action = stop ? Action::kStop : Action::kWait;
+  return d;
 }
 
 Decision TrainerLoop::Decide() {
   Decision d;
   if (stop_.stop_requested()) {
-    d.action = "stop";
+    d.action = Action::kStop;
+    d.stop_requested = true;
     d.reason = "stop requested";
     return d;
   }
@@ -490,27 +420,21 @@ Decision TrainerLoop::Decide() {
       logger_.Warning("the interrupted epoch's file " + *missing + " is gone: planning its " +
                       std::to_string(remaining) + " remaining steps from the newest shuffle");
       state_.in_epoch = false;
-      Decision waiting;
-      waiting.action = "wait";
-      if (!PlanNewEpoch(&waiting, remaining, false)) {
+      std::string reason;
+      if (const auto shortage = PlanNewEpoch(&reason, remaining, false)) {
         state_.in_epoch = true;  // still owed; try again later
-        return waiting;
+        return WaitOrStop(*shortage, reason);
       }
     }
   }
   if (!state_.in_epoch) {
-    Decision waiting;
-    waiting.action = "wait";
     const int64_t steps = std::max<int64_t>(1, o_.samples_per_epoch / o_.batch_size);
-    if (!PlanNewEpoch(&waiting, steps, true)) {
-      if (waiting.action == "wait" && o_.quit_if_no_data &&
-          waiting.reason.rfind("no shuffled", 0) == 0) {
-        waiting.action = "stop";
-      }
-      return waiting;
+    std::string reason;
+    if (const auto shortage = PlanNewEpoch(&reason, steps, true)) {
+      return WaitOrStop(*shortage, reason);
     }
   }
-  d.action = "train";
+  d.action = Action::kTrain;
   d.files = state_.epoch_files;
   d.epoch = state_.epochs;
   d.steps = state_.epoch_steps;
@@ -573,7 +497,7 @@ bool TrainerLoop::TrainEpoch(const Decision& d) {
       if (step_limit && rank0()) logger_.Info("max_steps_this_instance reached");
       state_.in_epoch = true;
       trainer_->SyncRunningStats();
-      if (rank0()) WriteCheckpoint(train_dir_, *trainer_, state_, logger_);
+      if (rank0()) WriteCheckpoint(train_dir_, trainer_->SaveState(), state_, logger_);
       return false;
     }
     const bool have = batches.Next(&batch, logger_);
@@ -637,10 +561,9 @@ bool TrainerLoop::TrainEpoch(const Decision& d) {
               {"loss_total", epoch_sums.total / w}};
     // The checkpoint first: a crash between the two loses a metrics line, never writes one
     // twice for the same epoch.
-    WriteCheckpoint(train_dir_, *trainer_, state_, logger_);
+    last_checkpoint_ = WriteCheckpoint(train_dir_, trainer_->SaveState(), state_, logger_);
     AppendMetrics(train_dir_, line);
     logger_.Info("epoch " + std::to_string(state_.epochs) + " done: " + line.dump());
-    last_checkpoint_ = CheckpointsDir(train_dir_) + "/" + ListCheckpoints(train_dir_).back();
     WriteSnapshot(o_, *trainer_, state_, last_checkpoint_, logger_);
   }
   return true;
@@ -654,12 +577,12 @@ TrainerResult TrainerLoop::Run() {
     Decision d;
     if (rank0()) d = Decide();
     if (group_ != nullptr) d = Decision::FromJson(group_->BroadcastString(d.ToJson()));
-    if (d.action == "stop") {
+    if (d.action == Action::kStop) {
       logger_.Info("stopping: " + d.reason);
-      result.stopped = d.reason == "stop requested";
+      result.stopped = d.stop_requested;
       break;
     }
-    if (d.action == "wait") {
+    if (d.action == Action::kWait) {
       if (rank0()) {
         logger_.Info("waiting " + std::to_string(o_.poll_interval.count()) + " s: " + d.reason);
       }
