@@ -30,8 +30,11 @@
 # only what makes each program stop once its part of the cycle is done (--set-PROGRAM
 # overrides anything).
 #
-# The phase (gating, selfplay, shuffle, train, export) and cycle are kept in
-# BASEDIR/status/synchronous_loop-<host>.json; each program logs under BASEDIR/logs/.
+# The terminal shows one banner, each stage's live progress (its newest progress line) and a
+# one-line summary per cycle; each program logs under BASEDIR/logs/<program>/, and everything the
+# stages print (options included) goes to BASEDIR/logs/synchronous_loop-<host>.log. The phase
+# (gating, selfplay, shuffle, train, export, ladder) and the cycles done are kept in
+# BASEDIR/status/synchronous_loop-<host>.json, so that a rerun goes on counting cycles.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/lib.sh"
@@ -92,19 +95,28 @@ for program in selfplay shuffler trainer exporter gatekeeper; do
   [[ -x $bin/tengen-$program ]] || { echo "synchronous_loop.sh: $bin/tengen-$program is missing" >&2; exit 1; }
 done
 
-mkdir -p "$base/status" "$base/models"
+mkdir -p "$base/status" "$base/models" "$base/logs"
 base=$(cd "$base" && pwd)
 host=$(hostname 2>/dev/null || echo unknown)
 status_file=$base/status/synchronous_loop-$host.json
+console_log=$base/logs/synchronous_loop-$host.log
 started=$(date +%s)
+# Cycles finished by earlier runs of the loop on this base directory (0 for a new one).
+cycles_done=$(sed -n 's/.*"cycles_done": \([0-9]*\).*/\1/p' "$status_file" 2> /dev/null || true)
+cycles_done=${cycles_done:-0}
+# The phase the last run on this base directory ended in ("done", "stopped", "failed:train"...).
+previous_state=$(sed -n 's/.*"state": "\([^"]*\)".*/\1/p' "$status_file" 2> /dev/null || true)
+previous_cycle=$(sed -n 's/.*"cycle": \([0-9]*\).*/\1/p' "$status_file" 2> /dev/null || true)
+tty=0
+[[ -t 2 ]] && tty=1
 
 # The phase for people and the status tool, in the heartbeat format (published atomically).
 record_phase() {
   local phase=$1 cycle=$2 tmp
   tmp=$base/status/.tmp.synchronous_loop-$host-$$
-  printf '{"program": "synchronous_loop", "host": "%s", "pid": %d, "time_utc": "%s", "state": "%s", "texts": {"run": "%s", "training_name": "%s", "model_kind": "%s", "gating": "%s"}, "counters": {"cycle": %d, "seconds": %d}}\n' \
+  printf '{"program": "synchronous_loop", "host": "%s", "pid": %d, "time_utc": "%s", "state": "%s", "texts": {"run": "%s", "training_name": "%s", "model_kind": "%s", "gating": "%s"}, "counters": {"cycle": %d, "cycles_done": %d, "seconds": %d}}\n' \
     "$host" $$ "$(date -u +%Y-%m-%dT%H:%M:%S.000Z)" "$phase" "$run_name" "$training_name" \
-    "$model_kind" "$gating" "$cycle" $(($(date +%s) - started)) > "$tmp"
+    "$model_kind" "$gating" "$cycle" "$cycles_done" $(($(date +%s) - started)) > "$tmp"
   mv -f "$tmp" "$status_file"
 }
 
@@ -115,27 +127,60 @@ stage_pid=""
 # end it at once instead of cleanly.
 trap 'interrupted=1; [[ -n $stage_pid ]] && interrupt "$stage_pid"' INT TERM
 
-# run_stage PHASE CYCLE PROGRAM ARGS...: one program to its end; the loop ends after it when
-# Ctrl-C arrived (the program itself has stopped cleanly and published what was complete).
+# A stage's progress lines: the programs' periodic lines (selfplay "playing:", trainer "step",
+# match "game"), their warnings and errors, and the lines that say what a stage produced.
+progress_pattern=' (WARNING|ERROR) |INFO (playing:|step [0-9]+/|game [0-9]+/|exported |shuffle |.* (accepted|rejected))'
+
+# show_progress FROM: the stage's progress lines after byte FROM of the console log, on the
+# terminal: the newest one, rewritten in place (a terminal), or each one (a file or pipe).
+# Prints the new byte offset.
+show_progress() {
+  local size lines
+  size=$(stat -c %s "$console_log" 2> /dev/null || echo "$1")
+  if ((size > $1)); then
+    lines=$(tail -c +"$(($1 + 1))" "$console_log" | head -c $((size - $1)) |
+      grep -E "$progress_pattern" | sed 's/^[^ ]* //' | cut -c1-150 || true)
+    if [[ -n $lines ]]; then
+      if ((tty)); then
+        printf '\r\033[K  %s' "$(tail -1 <<< "$lines")" >&2
+      else
+        sed 's/^/  /' <<< "$lines" >&2
+      fi
+    fi
+  fi
+  echo "$size"
+}
+
+# run_stage PHASE CYCLE PROGRAM ARGS...: one program to its end, its output appended to the
+# console log and its progress shown; the loop ends after it when Ctrl-C arrived (the program
+# itself has stopped cleanly and published what was complete).
 run_stage() {
   local phase=$1 cycle=$2 program=$3
   shift 3
   record_phase "$phase" "$cycle"
-  echo "=== cycle $cycle: $phase ($(date -u +%H:%M:%S)) ===" >&2
-  local code=0
+  echo "--- cycle $cycle: $phase ($(date -u +%H:%M:%S))" >&2
+  echo "=== cycle $cycle: $phase ($(date -u +%H:%M:%S)) ===" >> "$console_log"
+  local code=0 offset
+  offset=$(stat -c %s "$console_log")
+  stage_start=$offset
   local command=("$bin/tengen-$program")
   [[ -f $configs/$program.cfg ]] && command+=(--config "$configs/$program.cfg" --output-dir "$base")
   local -n extra=sets_$program
-  setsid "${command[@]}" "$@" "${extra[@]}" &
+  setsid "${command[@]}" "$@" "${extra[@]}" >> "$console_log" 2>&1 &
   stage_pid=$!
-  while true; do
-    set +e
-    wait "$stage_pid"
-    code=$?
-    set -e
-    # A trapped signal interrupts wait (status > 128) while the stage still runs: wait again.
-    kill -0 "$stage_pid" 2> /dev/null || break
+  while kill -0 "$stage_pid" 2> /dev/null; do
+    # A trapped signal ends this wait early; the loop goes on until the stage has ended.
+    sleep 1 &
+    wait $! || true
+    offset=$(show_progress "$offset")
   done
+  set +e
+  wait "$stage_pid"
+  code=$?
+  set -e
+  offset=$(show_progress "$offset")
+  ((tty)) && printf '\r\033[K' >&2
+  last_stage_pid=$stage_pid
   stage_pid=""
   if ((interrupted)); then
     record_phase stopped "$cycle"
@@ -144,11 +189,62 @@ run_stage() {
   fi
   if ((code != 0)); then
     record_phase "failed:$phase" "$cycle"
-    echo "synchronous_loop.sh: tengen-$program exited with $code (log: $base/logs/$program/)" >&2
+    tail -c +"$((stage_start + 1))" "$console_log" | tail -15 >&2
+    echo "synchronous_loop.sh: tengen-$program exited with $code (its output: $console_log;" \
+      "its log: $base/logs/$program/)" >&2
     exit "$code"
   fi
 }
 
+# stage_output: what the stage that ran last printed.
+stage_output() { tail -c +"$((stage_start + 1))" "$console_log"; }
+
+# cycle_summary CYCLE SECONDS: one line on what the cycle made, from the stages' output and the
+# trainer's metrics.
+cycle_summary() {
+  local metrics=$base/train/$training_name/metrics.jsonl line="" last accepted
+  last=$(tail -1 "$metrics" 2> /dev/null || true)
+  if [[ -n $last ]]; then
+    line=$(awk -v s="$last" 'BEGIN {
+      n = split("samples loss_policy loss_value", keys, " ")
+      for (i = 1; i <= n; i++) {
+        v[keys[i]] = "?"
+        if (match(s, "\"" keys[i] "\":[-0-9.e+]+")) v[keys[i]] = substr(s, RSTART + length(keys[i]) + 3, RLENGTH - length(keys[i]) - 3)
+      }
+      printf "; %d samples trained, policy loss %.3f, value loss %.3f", v["samples"], v["loss_policy"], v["loss_value"]
+    }')
+  fi
+  accepted=$(model_dirs "$base/models")
+  echo "=== cycle $1 done in $(($2 / 60))m$(printf %02d $(($2 % 60)))s: $cycle_games$line; $accepted models$cycle_gating ===$cycle_ladder" >&2
+}
+
+# selfplay_result: "G games, R rows" from the final heartbeat of the selfplay stage that ran last
+# (its pid names the file), whatever its log level.
+selfplay_result() {
+  local heartbeat
+  heartbeat=$(ls "$base"/status/selfplay-*-"$last_stage_pid".json 2> /dev/null | head -1)
+  [[ -n $heartbeat ]] || { echo "no selfplay heartbeat"; return; }
+  sed -n 's/.*"games": \([0-9]*\),.*"rows": \([0-9]*\),.*/\1 games, \2 rows/p' "$heartbeat"
+}
+
+# model_dirs DIR: how many models DIR holds (published ones only).
+model_dirs() { { find "$1" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp*' 2> /dev/null || true; } | wc -l; }
+
+# gating_result ACCEPTED_BEFORE REJECTED_BEFORE: what the gating stage that ran last decided,
+# from models/ and rejectedmodels/ (whatever the gatekeeper's log level).
+gating_result() {
+  local accepted=$(($(model_dirs "$base/models") - $1)) rejected=$(($(model_dirs "$base/rejectedmodels") - $2))
+  if ((accepted + rejected == 0)); then
+    echo "no candidate"
+  else
+    echo "$accepted accepted, $rejected rejected"
+  fi
+}
+
+if [[ -n $previous_state ]]; then
+  echo "synchronous_loop.sh: resuming after $cycles_done finished cycles (the last run ended in" \
+    "cycle ${previous_cycle:-?}, state '$previous_state'); cycles go on from $((cycles_done + 1))" >&2
+fi
 # rate_newest CYCLE: the newest accepted model (largest s<samples>) on the run's Elo ladder, once
 # per model: against GNU Go level 1 (the fixed anchor) and against the previous accepted model.
 # Games and match.json go to BASE/ladder/<model>-vs-<opponent>/.
@@ -172,31 +268,55 @@ rate_newest() {
     run_stage ladder "$1" match --engine1 "$gtp $base/models/$model" --name1 "$model" \
       --engine2 "$gtp $base/models/$previous" --name2 "$previous" \
       --output-dir "$base/ladder/$model-vs-$previous" "${common[@]}"
+    ladder_result
   fi
   run_stage ladder "$1" match --engine1 "$gtp $base/models/$model" --name1 "$model" \
     --engine2 "/usr/games/gnugo --mode gtp --level 1 --chinese-rules --positional-superko" \
     --name2 gnugo-l1 --output-dir "$base/ladder/$model-vs-gnugo-l1" "${common[@]}"
+  ladder_result
+}
+
+# ladder_result: the match that ran last, as tengen-match summed it up, for the cycle's summary.
+ladder_result() {
+  local result
+  result=$(stage_output | grep -E ' vs .* wins, .* losses.*Elo' | tail -1 || true)
+  [[ -z $result ]] || cycle_ladder+=$'\n'"  $result"
 }
 
 echo "synchronous_loop.sh: base $base, run $run_name, training $training_name, net $model_kind, gating $gating, $games games per cycle" >&2
-cycle=0
-while ((cycles == 0 || cycle < cycles)); do
+echo "synchronous_loop.sh: every program's options and output: $console_log; their logs: $base/logs/" >&2
+cycles_this_run=0
+cycle=$cycles_done
+while ((cycles == 0 || cycles_this_run < cycles)); do
   cycle=$((cycle + 1))
+  cycle_start=$(date +%s)
+  cycle_gating=""
+  cycle_ladder=""
   if ((gating)); then
+    before=("$(model_dirs "$base/models")" "$(model_dirs "$base/rejectedmodels")")
     run_stage gating "$cycle" gatekeeper --quit-if-no-nets-to-test true
+    cycle_gating="; gating: $(gating_result "${before[@]}")"
   fi
   run_stage selfplay "$cycle" selfplay --models-dir "$base/models" --max-games-total "$games"
+  cycle_games=$(selfplay_result)
   run_stage shuffle "$cycle" shuffler --once true
   run_stage train "$cycle" trainer --training-name "$training_name" --run-name "$run_name" \
     --model-kind "$model_kind" --stop-when-train-bucket-limited true --quit-if-no-data true \
     --set export_mode=main
   run_stage export "$cycle" exporter --once true --gating "$([[ $gating == 1 ]] && echo true || echo false)"
-  accepted=$(find "$base/models" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp*' | wc -l)
-  echo "=== cycle $cycle done: $accepted accepted models in $base/models ===" >&2
   ((ladder_games == 0)) || rate_newest "$cycle"
+  cycles_done=$cycle
+  cycles_this_run=$((cycles_this_run + 1))
+  record_phase "cycle done" "$cycle"
+  cycle_summary "$cycle" $(($(date +%s) - cycle_start))
 done
 if ((gating)); then
+  # The last cycle's candidate is tested before the loop ends.
+  before=("$(model_dirs "$base/models")" "$(model_dirs "$base/rejectedmodels")")
+  cycle_ladder=""
   run_stage gating "$cycle" gatekeeper --quit-if-no-nets-to-test true
+  gated=$(gating_result "${before[@]}")
   ((ladder_games == 0)) || rate_newest "$cycle"
+  echo "=== after cycle $cycle: gating: $gated; $(model_dirs "$base/models") models ===$cycle_ladder" >&2
 fi
 record_phase done "$cycle"

@@ -18,16 +18,16 @@ base=$work/base
 fail() { echo "FAIL: $*" >&2; exit 1; }
 count() { find "$@" 2>/dev/null | grep -v '\.tmp' | wc -l; }
 
+tiny=(--set-selfplay board_sizes=7:1 --set-selfplay pos_len=7 --set-selfplay full_visits=12
+  --set-selfplay cheap_visits=6 --set-selfplay full_probability=0.5
+  --set-selfplay num_game_threads=6 --set-selfplay devices=cpu --set-selfplay log_level=warning
+  --set-shuffler min_rows=40 --set-shuffler log_level=warning
+  --set-trainer pos_len=7 --set-trainer batch_size=16 --set-trainer samples_per_epoch=64
+  --set-trainer max_train_bucket_per_new_data=4 --set-trainer precision=fp32
+  --set-trainer log_level=warning
+  --set-exporter log_level=warning)
 TENGEN_BIN=$bin bash "$src/scripts/synchronous_loop.sh" "$base" e2e tiny b1c16 1 \
-  --cycles 2 --games-per-cycle 6 --ladder-games 2 --ladder-visits 4 \
-  --set-selfplay board_sizes=7:1 --set-selfplay pos_len=7 --set-selfplay full_visits=12 \
-  --set-selfplay cheap_visits=6 --set-selfplay full_probability=0.5 \
-  --set-selfplay num_game_threads=6 --set-selfplay devices=cpu --set-selfplay log_level=warning \
-  --set-shuffler min_rows=40 --set-shuffler log_level=warning \
-  --set-trainer pos_len=7 --set-trainer batch_size=16 --set-trainer samples_per_epoch=64 \
-  --set-trainer max_train_bucket_per_new_data=4 --set-trainer precision=fp32 \
-  --set-trainer log_level=warning \
-  --set-exporter log_level=warning \
+  --cycles 2 --games-per-cycle 6 --ladder-games 2 --ladder-visits 4 "${tiny[@]}" \
   --set-gatekeeper games=2 --set-gatekeeper visits=4 --set-gatekeeper board_sizes=7:1 \
   --set-gatekeeper pos_len=7 --set-gatekeeper num_game_threads=2 \
   --set-gatekeeper required_candidate_win_prop=0 --set-gatekeeper log_level=warning \
@@ -66,6 +66,28 @@ grep -q "$first\|e2e-tiny-s" "$base/ladder/ladder.json" || fail "the ladder does
 grep -q gnugo-l1 "$base/ladder/ladder.json" || fail "the ladder misses its anchor"
 # Later models also play the previous accepted one.
 compgen -G "$base/ladder/e2e-tiny-s*-vs-e2e-tiny-s*" > /dev/null || fail "no match against the previous model"
+# The terminal: a banner, a line per stage, one summary per cycle (games, rows, samples, losses,
+# models, gating, ladder), and none of the programs' option dumps, which go to the console log.
+console=$(ls "$base"/logs/synchronous_loop-*.log)
+grep -q '^=== cycle 2: ladder' "$console" || fail "the console log misses the stages' headers"
+grep -q '^ladder = ' "$console" || fail "the console log misses the programs' options"
+! grep -qE '^[a-z_.]+ = ' "$work/loop.log" || fail "the terminal shows the programs' option dumps"
+grep -qE '^=== after cycle 2: gating: [1-9][0-9]* accepted, 0 rejected; [0-9]+ models ===' "$work/loop.log" ||
+  fail "no summary of the last gating"
+grep -q -- '--- cycle 2: export' "$work/loop.log" || fail "no stage line for cycle 2's export"
+grep -qE '=== cycle 1 done in [0-9]+m[0-9]{2}s: 6 games, [0-9]+ rows; [0-9]+ samples trained, policy loss [0-9.]+, value loss [0-9.]+; [0-9]+ models; gating: no candidate ===' \
+  "$work/loop.log" || fail "no summary line for cycle 1"
+grep -qE '=== cycle 2 done in .*; 1 models; gating: 1 accepted, 0 rejected ===' "$work/loop.log" ||
+  fail "cycle 2's summary misses the gating result"
+grep -qE '^  .* vs gnugo-l1: .*Elo' "$work/loop.log" || fail "no ladder result under a cycle's summary"
+(($(wc -l < "$work/loop.log") < 80)) || fail "the terminal got $(wc -l < "$work/loop.log") lines for 2 cycles"
+# A rerun resumes the count: cycle 3 follows the two cycles done.
+TENGEN_BIN=$bin bash "$src/scripts/synchronous_loop.sh" "$base" e2e tiny b1c16 0 --cycles 1 \
+  --games-per-cycle 2 "${tiny[@]}" > "$work/loop2.log" 2>&1 ||
+  { code=$?; cat "$work/loop2.log"; fail "the resumed loop exited with $code"; }
+cat "$work/loop2.log"
+grep -q "resuming after 2 finished cycles" "$work/loop2.log" || fail "the rerun does not say it resumes"
+grep -q "=== cycle 3 done" "$work/loop2.log" || fail "the rerun does not count on from cycle 3"
 # tengen-status reads the run: the accepted models, and no program left stale or dead.
 "$bin/tengen-status" "$base" --min-free-gb 0 --min-free-percent 0 > "$work/status.txt" ||
   fail "tengen-status failed"

@@ -59,6 +59,11 @@ bash "$src/scripts/synchronous_loop.sh" "$base" ctrlc tiny b1c16 0 --cycles 1 \
   --games-per-cycle 6 "${tiny[@]}" > "$work/loop2.log" 2>&1 ||
   { code=$?; cat "$work/loop2.log"; fail "the resumed loop exited with $code"; }
 grep -q '"state": "done"' "$base"/status/synchronous_loop-*.json || fail "phase record not 'done'"
+grep -q "resuming after 0 finished cycles (the last run ended in cycle 1, state 'stopped')" \
+  "$work/loop2.log" || fail "the rerun does not say what it resumes"
+grep -q "=== cycle 1 done" "$work/loop2.log" || fail "the rerun does not redo the unfinished cycle 1"
+grep -q "^max_games_total = " "$base"/logs/synchronous_loop-*.log || fail "selfplay's options are not in the console log"
+! grep -q "^max_games_total = " "$work/loop1.log" || fail "selfplay's options reached the terminal"
 (($(count "$base/models" -mindepth 1 -maxdepth 1 -type d) == 1)) || fail "the resumed cycle exported no model"
 "$checker" "$base" > /dev/null || fail "check_base_dir found partial or corrupt files after the resumed cycle"
 echo "synchronous loop: Ctrl-C during selfplay stopped it cleanly, and a resumed cycle finished: OK"
