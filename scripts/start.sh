@@ -69,34 +69,12 @@ configs=${TENGEN_CONFIGS:-$root/configs}
 config=$configs/$program.cfg
 [[ -f $config ]] || { echo "start.sh: missing config file $config (TENGEN_CONFIGS)" >&2; exit 2; }
 
-# A key's value on the command line (--key-name V, --key_name V, --key-name=V, --set key=V) or
-# in the --config files given there, the command line winning, as the programs read them; empty
-# when it is nowhere.
+# A key's effective value as the program reads it (its config file, the command line's --config
+# files with their [sections], --set and --key-name, the command line winning): the program's
+# own --print-config KEY. Empty when the key has no value.
 option_value() {
-  local key=$1 dashed=${1//_/-} value="" from_files="" i=0 arg
-  local -a files=("$config")
-  while ((i < ${#args[@]})); do
-    arg=${args[i]}
-    case $arg in
-      --config) files+=("${args[i+1]:-}"); i=$((i + 1)) ;;
-      --config=*) files+=("${arg#--config=}") ;;
-      "--$dashed"|"--$key") value=${args[i+1]:-}; i=$((i + 1)) ;;
-      "--$dashed="*|"--$key="*) value=${arg#*=} ;;
-      --set) [[ ${args[i+1]:-} == "$key="* ]] && value=${args[i+1]#*=}; i=$((i + 1)) ;;
-      --set="$key="*) value=${arg#--set=$key=} ;;
-    esac
-    i=$((i + 1))
-  done
-  if [[ -z $value ]]; then
-    local file line
-    for file in "${files[@]}"; do
-      [[ -f $file ]] || { echo "start.sh: config file '$file' does not exist" >&2; exit 2; }
-      line=$(sed -n "s/^[[:space:]]*${key}[[:space:]]*=[[:space:]]*\\([^#[:space:]]*\\).*/\\1/p" "$file" | tail -1)
-      [[ -z $line ]] || from_files=$line
-    done
-    value=$from_files
-  fi
-  printf '%s' "$value"
+  "$exe" --config "$config" "${args[@]}" --print-config "$1" ||
+    die "tengen-$program does not accept these options (above)"
 }
 
 has_option() {  # has_option KEY: the command line sets KEY
@@ -120,23 +98,6 @@ base=$(cd "$base" && pwd)
 host=$(hostname 2>/dev/null || echo unknown)
 host=${host//\//_}
 
-extra=()
-key=$program
-training_name=""
-if [[ $program == selfplay ]]; then
-  has_option models_dir || extra+=(--models-dir "$base/models")
-elif [[ $program == trainer ]]; then
-  training_name=$(option_value training_name)
-  if [[ -z $training_name ]]; then
-    training_name=${TENGEN_TRAINING_NAME:-$(option_value model_kind)}
-    [[ -n $training_name ]] || die "no training name: pass --training-name NAME"
-    extra+=(--training-name "$training_name")
-  fi
-  [[ $training_name =~ ^[A-Za-z0-9._+-]+$ && $training_name != *.tmp* ]] ||
-    die "training name '$training_name' must be a plain name (letters, digits, . _ + -)"
-  key=trainer-$training_name
-fi
-
 if [[ -z ${TENGEN_BIN:-} ]]; then
   "$root/scripts/build.sh" >&2
   bin=${BUILD_DIR:-$root/build/release}/bin
@@ -145,6 +106,24 @@ else
 fi
 exe=$bin/tengen-$program
 [[ -x $exe ]] || die "$exe is missing (TENGEN_BIN=${TENGEN_BIN:-})"
+
+extra=()
+key=$program
+training_name=""
+if [[ $program == selfplay ]]; then
+  has_option models_dir || extra+=(--models-dir "$base/models")
+elif [[ $program == trainer ]]; then
+  training_name=$(option_value training_name) || exit 1
+  if [[ -z $training_name ]]; then
+    model_kind=$(option_value model_kind) || exit 1
+    training_name=${TENGEN_TRAINING_NAME:-$model_kind}
+    [[ -n $training_name ]] || die "no training name: pass --training-name NAME"
+    extra+=(--training-name "$training_name")
+  fi
+  [[ $training_name =~ ^[A-Za-z0-9._+-]+$ && $training_name != *.tmp* ]] ||
+    die "training name '$training_name' must be a plain name (letters, digits, . _ + -)"
+  key=trainer-$training_name
+fi
 
 run_dir=$base/run
 log_dir=$base/logs/$program

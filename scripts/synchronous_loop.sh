@@ -255,10 +255,10 @@ rate_newest() {
   ((${#models[@]})) || return 0
   model=${models[-1]}
   [[ ! -e $base/ladder/$model-vs-gnugo-l1 ]] || return 0
-  size=$(sed -n 's/^ *board_sizes *= *\([0-9]*\).*/\1/p' "$configs/selfplay.cfg" | head -1)
-  for setting in "${sets_selfplay[@]}"; do
-    [[ $setting == board_sizes=* ]] && size=${setting#board_sizes=} && size=${size%%:*}
-  done
+  # The first of selfplay's board sizes ("9:1,13:1" gives 9), as selfplay reads it.
+  size=$("$bin/tengen-selfplay" --config "$configs/selfplay.cfg" "${sets_selfplay[@]}" \
+    --print-config board_sizes)
+  size=${size%%[:,]*}
   mkdir -p "$base/ladder"
   local gtp="$bin/tengen-gtp --visits $ladder_visits --model"
   local common=(--board-size "${size:-9}" --games "$ladder_games" --ladder "$base/ladder/ladder.json"

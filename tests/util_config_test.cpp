@@ -263,6 +263,32 @@ TEST_CASE("config: --help") {
   }
 }
 
+TEST_CASE("config: --print-config prints effective values, sections and command line included") {
+  const ConfigSpec spec = TestSpec();
+  TempDir dir;
+  const std::string path = dir.Write("test.cfg", "num_games = 20\n[rules]\nko = positional\n");
+  Config config(spec);
+  const CommandLine line = Parse(spec, config,
+                                 {"--config", path, "--print-config", "rules.ko", "--num-games",
+                                  "30", "--print-config", "num-games", "--print-config", "komi"});
+  CHECK(line.print_config == std::vector<std::string>{"rules.ko", "num_games", "komi"});
+  std::ostringstream out;
+  CHECK(AnswerHelpOrPrintConfig(spec, line, config, out));
+  CHECK(out.str() == "positional\n30\n7.5\n");
+
+  Config plain(spec);
+  std::ostringstream none;
+  CHECK_FALSE(AnswerHelpOrPrintConfig(spec, Parse(spec, plain, {"--num-games", "3"}), plain, none));
+  CHECK(none.str().empty());
+
+  Config other(spec);
+  const std::string message = ConfigErrorOf([&] {
+    Parse(spec, other, {"--print-config", "no_such_key"});
+  });
+  CHECK(message.find("no_such_key") != std::string::npos);
+  CHECK(message.find("--print-config") != std::string::npos);
+}
+
 TEST_CASE("config: declarations are checked") {
   ConfigSpec spec("tengen-test");
   spec.Int("a", 1, 0, 2, "");

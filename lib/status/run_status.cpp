@@ -387,10 +387,7 @@ std::optional<std::string> ParseStatusCommandLine(const ConfigSpec& spec, int ar
                                                   const char* const argv[], Config& config,
                                                   std::ostream& help_out) {
   const CommandLine command_line = ParseCommandLine(spec, argc, argv, config, true);
-  if (command_line.help_requested) {
-    spec.PrintHelp(help_out);
-    return std::nullopt;
-  }
+  if (AnswerHelpOrPrintConfig(spec, command_line, config, help_out)) return std::nullopt;
   return BaseDirFromArguments(config, command_line.positional);
 }
 

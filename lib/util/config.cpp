@@ -24,6 +24,7 @@ namespace po = boost::program_options;
 constexpr const char* kHelpOption = "help";
 constexpr const char* kConfigOption = "config";
 constexpr const char* kSetOption = "set";
+constexpr const char* kPrintConfigOption = "print-config";
 // Boost routes positional arguments to a named option; the name cannot clash with a key
 // because keys may not start with an underscore.
 constexpr const char* kPositionalOption = "_positional";
@@ -274,7 +275,8 @@ ConfigSpec& ConfigSpec::Add(OptionSpec spec) {
     TENGEN_CHECK(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.',
                  "bad character in config key '" + spec.key + "'");
   }
-  TENGEN_CHECK(spec.key != kHelpOption && spec.key != kConfigOption && spec.key != kSetOption,
+  TENGEN_CHECK(spec.key != kHelpOption && spec.key != kConfigOption && spec.key != kSetOption &&
+                   FlagName(spec.key) != kPrintConfigOption,
                "config key '" + spec.key + "' is reserved for the command line");
   TENGEN_CHECK(Find(spec.key) == nullptr, "config key '" + spec.key + "' declared twice");
   if (spec.type == OptionType::kChoice) {
@@ -306,6 +308,8 @@ void ConfigSpec::PrintHelp(std::ostream& out) const {
       << "  --config FILE      read a .cfg file of `key = value` lines, `# comments` and\n"
       << "                     `[section]` headers; repeatable, applied in order\n"
       << "  --set KEY=VALUE    set any key below; repeatable\n"
+      << "  --print-config KEY print KEY's effective value (after defaults, files and command\n"
+      << "                     line) and exit; repeatable, one value per line\n"
       << "Values from the command line (--set or --KEY-NAME, in order) override config files,\n"
       << "which override the defaults. On the command line a key may be written with dashes\n"
       << "or underscores.\n";
@@ -362,6 +366,12 @@ bool Config::GetBool(const std::string& key) const {
 std::string Config::GetString(const std::string& key) const {
   const OptionSpec& spec = SpecFor(key, OptionType::kString);
   return values_.at(spec.key).text;
+}
+
+std::string Config::Text(const std::string& key) const {
+  const OptionSpec* spec = spec_->Find(key);
+  TENGEN_CHECK(spec != nullptr, "config key '" + key + "' was not declared");
+  return values_.at(spec->key).text;
 }
 
 std::string Config::Origin(const std::string& key) const {
@@ -434,7 +444,8 @@ CommandLine ParseCommandLine(const ConfigSpec& spec, int argc, const char* const
                              Config& config, bool allow_positional) {
   po::options_description description;
   description.add_options()(kHelpOption, "")(kConfigOption, po::value<std::string>(), "")(
-      kSetOption, po::value<std::string>(), "")(kPositionalOption, po::value<std::string>(), "");
+      kSetOption, po::value<std::string>(), "")(kPrintConfigOption, po::value<std::string>(), "")(
+      kPositionalOption, po::value<std::string>(), "");
   // Both spellings are registered so that --max-games-total and --max_games_total work.
   for (const OptionSpec& option : spec.options()) {
     const std::string flag = FlagName(option.key);
@@ -485,6 +496,11 @@ CommandLine ParseCommandLine(const ConfigSpec& spec, int argc, const char* const
         throw ConfigError("--set: expected KEY=VALUE, got '" + value + "'");
       }
       assignments.push_back({value.substr(0, equals), value.substr(equals + 1), "--set"});
+    } else if (option.string_key == kPrintConfigOption) {
+      if (spec.Find(value) == nullptr) {
+        throw ConfigError("--print-config: unknown key '" + value + "' (--help lists the keys)");
+      }
+      result.print_config.push_back(spec.Find(value)->key);
     } else if (option.string_key == kPositionalOption) {
       if (!allow_positional) throw ConfigError("unexpected argument '" + value + "'");
       result.positional.push_back(value);
@@ -510,9 +526,18 @@ CommandLine ParseCommandLine(const ConfigSpec& spec, int argc, const char* const
 
 bool ParseCommandLineOrHelp(const ConfigSpec& spec, int argc, const char* const argv[],
                             Config& config, std::ostream& help_out) {
-  if (!ParseCommandLine(spec, argc, argv, config).help_requested) return true;
-  spec.PrintHelp(help_out);
-  return false;
+  return !AnswerHelpOrPrintConfig(spec, ParseCommandLine(spec, argc, argv, config), config,
+                                  help_out);
+}
+
+bool AnswerHelpOrPrintConfig(const ConfigSpec& spec, const CommandLine& command_line,
+                             const Config& config, std::ostream& out) {
+  if (command_line.help_requested) {
+    spec.PrintHelp(out);
+    return true;
+  }
+  for (const std::string& key : command_line.print_config) out << config.Text(key) << "\n";
+  return !command_line.print_config.empty();
 }
 
 }  // namespace tengen

@@ -71,6 +71,8 @@ class Config {
   bool GetBool(const std::string& key) const;
   // kString and kChoice values.
   std::string GetString(const std::string& key) const;
+  // The current value as it would be written in a .cfg file, for any type.
+  std::string Text(const std::string& key) const;
   // Where the current value came from: "default", a file:line, or a command-line argument.
   std::string Origin(const std::string& key) const;
   // Every key with its value and origin, one per line, for the log at start-up.
@@ -100,6 +102,9 @@ void ApplyConfigText(Config& config, const std::string& text, const std::string&
 struct CommandLine {
   bool help_requested = false;
   std::vector<std::string> positional;  // non-option arguments, when the program allows them
+  // Keys named by --print-config KEY (repeatable), in order: the program prints their effective
+  // values, one per line, instead of running.
+  std::vector<std::string> print_config;
 };
 
 // Parses argv with Boost.Program_options: --help, --config FILE (repeatable), --set key=value
@@ -109,8 +114,15 @@ struct CommandLine {
 CommandLine ParseCommandLine(const ConfigSpec& spec, int argc, const char* const argv[],
                              Config& config, bool allow_positional = false);
 
+// For mains that call ParseCommandLine themselves: prints the help or the --print-config values
+// to `out` and returns true when the command line asked for either (the program then exits 0).
+bool AnswerHelpOrPrintConfig(const ConfigSpec& spec, const CommandLine& command_line,
+                             const Config& config, std::ostream& out);
+
 // What every program's main does first: ParseCommandLine, and on --help print the help to
-// `help_out` and return false (the program then exits 0). Returns true when it should run.
+// `help_out` and return false (the program then exits 0); with --print-config KEY, print the
+// effective value of each KEY (after defaults, config files and command line), one per line, to
+// `help_out` and return false. Returns true when it should run.
 bool ParseCommandLineOrHelp(const ConfigSpec& spec, int argc, const char* const argv[],
                             Config& config, std::ostream& help_out);
 
