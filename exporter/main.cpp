@@ -2,13 +2,13 @@
 // and publishes them as models into <output-dir>/modelstobetested/ (gating on) or
 // <output-dir>/models/ (gating off), once (--once) or every --poll-seconds until
 // SIGINT/SIGTERM. Everything but option handling lives in pipeline/exporter.h; the libtorch
-// check is pipeline/torch_export.h.
+// check is pipeline/torch/torch_export.h.
 
 #include <iostream>
 
 #include "pipeline/base_dir.h"
 #include "pipeline/exporter.h"
-#include "pipeline/torch_export.h"
+#include "pipeline/torch/torch_export.h"
 #include "util/config.h"
 #include "util/log.h"
 #include "util/program.h"

@@ -8,7 +8,7 @@
 
 #include "pipeline/base_dir.h"
 #include "pipeline/gatekeeper.h"
-#include "pipeline/torch_loader.h"
+#include "pipeline/torch/torch_loader.h"
 #include "util/config.h"
 #include "util/log.h"
 #include "util/program.h"

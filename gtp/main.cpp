@@ -29,7 +29,7 @@
 #include "util/rng.h"
 #include "util/version.h"
 #ifdef TENGEN_WITH_TORCH
-#include "pipeline/torch_loader.h"
+#include "pipeline/torch/torch_loader.h"
 #endif
 
 namespace tengen {

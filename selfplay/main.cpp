@@ -9,7 +9,7 @@
 #include "pipeline/selfplay.h"
 #include "pipeline/selfplay_config.h"
 #ifdef TENGEN_WITH_TORCH
-#include "pipeline/torch_loader.h"
+#include "pipeline/torch/torch_loader.h"
 #endif
 #include "util/config.h"
 #include "util/log.h"

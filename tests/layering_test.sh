@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Enforces the module layering of docs/ARCHITECTURE.md by reading #include lines:
 # - only lib/nn/torch/ (and programs that run a net) may include libtorch headers;
-# - go/ and search/ never include nn/; util/ includes no other module; go/ includes only util/.
+# - go/ and search/ never include nn/; util/ includes no other module; go/ includes only util/;
+# - what needs libtorch sits in a torch/ folder (nn/torch, pipeline/torch), and nothing else in
+#   lib/ includes from one; pipeline, match and status include only the modules below them.
 set -u
 root=${1:-$(dirname "$0")/..}
 cd "$root" || exit 1
@@ -19,20 +21,30 @@ done < <(grep -rnE "$torch_pattern" lib --include='*.h' --include='*.cpp' || tru
 while IFS= read -r hit; do report "libtorch in a header: $hit"; done \
   < <(grep -rnE "$torch_pattern" --include='*.h' . 2>/dev/null | grep -v '^./lib/nn/torch/' | grep -v '^./build/' || true)
 
-check_module() {  # module, allowed include prefixes (regex alternation)
+check_module() {  # module, allowed include prefixes (regex alternation); skips a torch/ subfolder
   local module=$1 allowed=$2
   [[ -d lib/$module ]] || return 0
   while IFS= read -r hit; do
     local inc
     inc=$(sed -E 's/.*#\s*include\s*"([^"]+)".*/\1/' <<<"$hit")
     [[ $inc =~ ^($allowed)/ ]] || report "lib/$module may not include \"$inc\": $hit"
-  done < <(grep -rnE '#\s*include\s*"' "lib/$module" --include='*.h' --include='*.cpp' || true)
+  done < <(grep -rnE '#\s*include\s*"' "lib/$module" --include='*.h' --include='*.cpp' \
+    --exclude-dir=torch || true)
 }
+# The torch boundary in the folder tree: code that needs libtorch lives in a torch/ folder
+# (lib/nn/torch, lib/pipeline/torch); no other file of lib/ includes a header from one.
+while IFS= read -r hit; do report "a torch/ header outside the torch folders: $hit"; done \
+  < <(grep -rnE '#\s*include\s*"[a-z_]+/torch/' lib --include='*.h' --include='*.cpp' |
+    grep -vE '^lib/[a-z_]+/torch/' || true)
 check_module util 'util'
 check_module go 'util|go'
 check_module data 'util|go|data'
 check_module search 'util|go|search'
 check_module gtp 'util|go|search|gtp'
+check_module nn 'util|go|nn'
+check_module pipeline 'util|go|data|search|nn|pipeline'
+check_module match 'util|go|gtp|pipeline|match'
+check_module status 'util|go|data|pipeline|match|status'
 
 if ((fail)); then exit 1; fi
 echo "layering ok: $(find lib -name '*.h' -o -name '*.cpp' | wc -l) files checked"

@@ -25,7 +25,7 @@
 #include "nn/torch/model.h"
 #include "pipeline/base_dir.h"
 #include "pipeline/exporter.h"
-#include "pipeline/torch_export.h"
+#include "pipeline/torch/torch_export.h"
 #include "selfplay_check.h"
 #include "test_support.h"
 #include "util/error.h"

@@ -19,7 +19,7 @@
 #include "nn/torch/trainer.h"
 #include "pipeline/base_dir.h"
 #include "pipeline/train_data.h"
-#include "pipeline/trainer.h"
+#include "pipeline/torch/trainer.h"
 #include "test_support.h"
 #include "train_fixture.h"
 #include "util/config.h"

@@ -92,7 +92,7 @@ struct SnapshotCheckOptions {
 
 // Checks the snapshot directory `dir` whose name is `name`. Throws for a broken snapshot
 // (FormatError, IoError or any other std::exception) and ConfigError for a bad option.
-// HOOK: pipeline links no libtorch; pipeline/torch_export.h supplies the real one.
+// HOOK: pipeline links no libtorch; pipeline/torch/torch_export.h supplies the real one.
 using CheckSnapshot = std::function<CheckedSnapshot(const std::string& dir, const std::string& name,
                                                     const SnapshotCheckOptions& options)>;
 

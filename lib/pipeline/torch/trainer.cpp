@@ -1,4 +1,4 @@
-#include "pipeline/trainer.h"
+#include "pipeline/torch/trainer.h"
 
 #include <algorithm>
 #include <boost/filesystem.hpp>
@@ -21,7 +21,7 @@
 #include "pipeline/base_dir.h"
 #include "pipeline/checkpoints.h"
 #include "pipeline/heartbeat.h"
-#include "pipeline/torch_loader.h"
+#include "pipeline/torch/torch_loader.h"
 #include "pipeline/train_data.h"
 #include "util/checksum.h"
 #include "util/error.h"

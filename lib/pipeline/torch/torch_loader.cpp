@@ -1,4 +1,4 @@
-#include "pipeline/torch_loader.h"
+#include "pipeline/torch/torch_loader.h"
 
 #include <fstream>
 #include <memory>

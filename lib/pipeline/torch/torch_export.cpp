@@ -1,4 +1,4 @@
-#include "pipeline/torch_export.h"
+#include "pipeline/torch/torch_export.h"
 
 #include <algorithm>
 #include <cmath>
