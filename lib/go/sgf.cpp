@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "util/error.h"
+#include "util/text.h"
 
 namespace tengen::go {
 namespace {
@@ -39,14 +40,6 @@ std::string NormalizeIdent(const std::string& raw) {
   if (!upper.empty()) return upper;
   for (char c : raw) upper += static_cast<char>(c - 'a' + 'A');
   return upper;
-}
-
-std::string Trim(const std::string& text) {
-  size_t begin = 0;
-  size_t end = text.size();
-  while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
-  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
-  return text.substr(begin, end - begin);
 }
 
 // A main line plus where its game tree starts, so that errors found after parsing (bad size,

@@ -12,6 +12,7 @@
 #include "go/sgf_game.h"
 #include "util/error.h"
 #include "util/publish.h"
+#include "util/text.h"
 
 namespace tengen::match {
 namespace {
@@ -21,13 +22,6 @@ const char* ColorWord(go::Color color) { return color == go::Color::kBlack ? "bl
 std::string Lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
-}
-
-std::string Trim(const std::string& text) {
-  const size_t begin = text.find_first_not_of(" \t\r\n");
-  if (begin == std::string::npos) return "";
-  const size_t end = text.find_last_not_of(" \t\r\n");
-  return text.substr(begin, end - begin + 1);
 }
 
 std::string Number(double value) {

@@ -11,6 +11,7 @@
 #include "util/error.h"
 #include "util/log.h"
 #include "util/rng.h"
+#include "util/text.h"
 
 namespace tengen::pipeline {
 namespace {
@@ -23,13 +24,6 @@ double ParseNumber(const std::string& key, const std::string& text, const std::s
     throw ConfigError("bad value '" + text + "' for " + key + ": '" + item +
                       "' is not a number (expected e.g. \"9:1,13:0.5\")");
   return value;
-}
-
-std::string Trim(const std::string& text) {
-  const size_t begin = text.find_first_not_of(" \t");
-  if (begin == std::string::npos) return "";
-  const size_t end = text.find_last_not_of(" \t");
-  return text.substr(begin, end - begin + 1);
 }
 
 bool IsDevice(const std::string& device) {

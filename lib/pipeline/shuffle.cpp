@@ -23,17 +23,13 @@
 #include "util/log.h"
 #include "util/publish.h"
 #include "util/rng.h"
+#include "util/text.h"
 
 namespace tengen::pipeline {
 namespace {
 
 namespace fs = boost::filesystem;
 using Clock = std::chrono::steady_clock;
-
-bool EndsWith(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 std::string UtcFromNs(int64_t ns) {
   const std::time_t seconds = static_cast<std::time_t>(ns / 1000000000);

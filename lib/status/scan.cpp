@@ -18,6 +18,7 @@
 #include "pipeline/model_registry.h"
 #include "util/error.h"
 #include "util/publish.h"
+#include "util/text.h"
 
 namespace tengen::status {
 namespace {
@@ -84,11 +85,6 @@ std::vector<std::string> ListQuietly(const std::string& dir) {
   } catch (const std::exception&) {
     return {};
   }
-}
-
-bool EndsWith(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // A JSON document from a file, or a reason why not. Our JSON files are small: a big one is

@@ -13,6 +13,7 @@
 
 #include "util/error.h"
 #include "util/publish.h"
+#include "util/text.h"
 #include "util/version.h"
 
 namespace tengen {
@@ -28,14 +29,6 @@ constexpr const char* kPrintConfigOption = "print-config";
 // Boost routes positional arguments to a named option; the name cannot clash with a key
 // because keys may not start with an underscore.
 constexpr const char* kPositionalOption = "_positional";
-
-std::string Trim(const std::string& text) {
-  const char* kSpace = " \t\r\n\f\v";
-  const size_t begin = text.find_first_not_of(kSpace);
-  if (begin == std::string::npos) return "";
-  const size_t end = text.find_last_not_of(kSpace);
-  return text.substr(begin, end - begin + 1);
-}
 
 std::string Replace(std::string text, char from, char to) {
   for (char& c : text) {

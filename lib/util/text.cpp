@@ -1,0 +1,21 @@
+#include "util/text.h"
+
+namespace tengen {
+
+std::string Trim(std::string_view text) {
+  constexpr std::string_view kSpace = " \t\r\n\f\v";
+  const size_t begin = text.find_first_not_of(kSpace);
+  if (begin == std::string_view::npos) return "";
+  const size_t end = text.find_last_not_of(kSpace);
+  return std::string(text.substr(begin, end - begin + 1));
+}
+
+bool StartsWith(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+bool EndsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+}  // namespace tengen
