@@ -24,8 +24,8 @@
 #   summary.md         the rated nets: hour, name, games, Elo with its 95% interval, and the
 #                      match results (written after the rating phase)
 # Ratings go to BASEDIR/ladder/ladder.json (anchor gnugo-l1 = 0), games to
-# BASEDIR/ladder/<a>-vs-<b>/. The rated nets are the first model of the run and, for each k,
-# the newest model that had appeared by running time k * EVERY hours.
+# BASEDIR/ladder/<a>-vs-<b>/. The rated nets are the first model of the run, for each k the
+# newest model that had appeared by running time k * EVERY hours, and the run's last model.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/lib.sh"
@@ -146,6 +146,10 @@ rated_nets() {
     echo "$(awk -v s=$((k * interval)) 'BEGIN { print s / 3600 }') $name"
     last=$name
   done
+  # The run's last net, when the running time is not a multiple of EVERY.
+  name=$(tail -1 "$state/models.tsv" 2> /dev/null | cut -f1)
+  [[ -n $name && $name != "$last" ]] || return 0
+  echo "$(awk -F'\t' -v n="$name" '$1 == n { printf "%.2f", $2 / 3600 }' "$state/models.tsv") $name"
 }
 
 # match NAME1 ENGINE1 NAME2 ENGINE2 GAMES: one match on the ladder, unless it was played already.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # scripts/strength_run.sh with the loop's tiny settings: trains for its running-time budget
 # (not much more), records each model with its running time and selfplay games, rates the
-# first and the interval nets against each other and GNU Go level 1 on the ladder, writes the
-# summary; run again, it neither trains nor plays a finished match twice.
+# first, the interval and the last nets against each other and GNU Go level 1 on the ladder,
+# writes the summary; run again, it neither trains nor plays a finished match twice.
 set -euo pipefail
 src=$1
 bin=$2
@@ -43,6 +43,10 @@ grep -q '"complete": true' "$base/ladder/$first-vs-gnugo-l1/match.json" || fail 
 grep -q "$first" "$base/ladder/ladder.json" || fail "the first net is not on the ladder"
 grep -q "| 0 | $first |" "$base/strength/summary.md" || fail "summary lacks the first net: $(cat "$base/strength/summary.md")"
 grep -q "vs gnugo-l1 | 2 |" "$base/strength/summary.md" || fail "summary lacks the GNU Go match"
+# The run's last net is rated too, whether or not it appeared at an interval's mark.
+last=$(tail -1 "$base/strength/models.tsv" | cut -f1)
+grep -q "| $last |" "$base/strength/summary.md" || fail "summary lacks the last net $last"
+[[ -f $base/ladder/$last-vs-gnugo-l1/match.json ]] || fail "the last net was not rated against GNU Go"
 matches=$(ls -d "$base"/ladder/*-vs-* | wc -l)
 
 # Again: nothing left to train or to play.
