@@ -28,7 +28,7 @@ int Main(int argc, const char* const argv[]) {
   nn::TorchEvaluatorOptions net_options;
   net_options.precision = config.GetString("precision");
   net_options.max_batch_size = options.nn_max_batch_size;
-  options.load_model = pipeline::TorchModelLoader(net_options);
+  options.load_model = pipeline::TorchModelLoader(net_options, config.GetString("channels_last"));
 
   InstallStopSignalHandlers();
   Logger logger(ParseLogLevel(config.GetString("log_level")));

@@ -120,7 +120,7 @@ int Main(int argc, const char* const argv[]) {
   net_options.precision = config.GetString("precision");
   net_options.max_batch_size = static_cast<int>(config.GetInt("threads"));
   net_options.intra_op_threads = static_cast<int>(config.GetInt("torch_threads"));
-  load = pipeline::TorchModelLoader(net_options);
+  load = pipeline::TorchModelLoader(net_options, config.GetString("channels_last"));
   if (pos_len == 0 && model) pos_len = nn::TorchModel::ReadConfig(model->path).pos_len;
 #endif
   if (pos_len == 0) pos_len = go::kMaxSize;

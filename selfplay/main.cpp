@@ -33,7 +33,7 @@ int Main(int argc, const char* const argv[]) {
   nn::TorchEvaluatorOptions net_options;
   net_options.precision = config.GetString("precision");
   net_options.max_batch_size = options.nn_max_batch_size;
-  options.load_model = pipeline::TorchModelLoader(net_options);
+  options.load_model = pipeline::TorchModelLoader(net_options, config.GetString("channels_last"));
 #endif
   // Without libtorch in this binary, a model in models_dir is a clear error (model registry).
 

@@ -220,6 +220,8 @@ void DeclareSelfplayOptions(ConfigSpec& spec) {
 void DeclarePlayPrecisionOption(ConfigSpec& spec) {
   spec.Choice("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
               "net precision; auto: bf16 on a CPU with native bf16, fp32 elsewhere");
+  spec.Choice("channels_last", "auto", {"auto", "true", "false"},
+              "NHWC convolutions; auto: on CUDA, in bf16, and in fp32 on AVX-512 CPUs");
 }
 
 SelfplayOptions SelfplayOptionsFromConfig(const Config& config) {

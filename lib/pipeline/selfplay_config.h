@@ -29,7 +29,8 @@ SelfplayOptions SelfplayOptionsFromConfig(const Config& config);
 // resign.threshold and resign.consecutive_turns, with `defaults` as their defaults.
 void DeclareGameOptions(ConfigSpec& spec, const GameParams& defaults);
 // The precision key of the programs that play a net (selfplay, gatekeeper, gtp): auto (the
-// default: pipeline/torch/torch_loader.h ResolvePrecision), fp32, bf16 or fp16.
+// default: pipeline/torch/torch_loader.h ResolvePrecision), fp32, bf16 or fp16; and their
+// channels_last key: auto (InferenceChannelsLast there), true or false.
 void DeclarePlayPrecisionOption(ConfigSpec& spec);
 // Reads those keys into `game`; ConfigError naming the key for a bad distribution or a board
 // size above pos_len.

@@ -6,14 +6,17 @@
 namespace tengen::pipeline {
 namespace {
 
-bool CpuHasNativeBf16() {
+// The "flags" line of /proc/cpuinfo ("" when there is none).
+std::string CpuFlags() {
   std::ifstream cpuinfo("/proc/cpuinfo");
   for (std::string line; std::getline(cpuinfo, line);) {
-    if (line.compare(0, 5, "flags") != 0) continue;
-    return line.find(" avx512_bf16") != std::string::npos ||
-           line.find(" amx_bf16") != std::string::npos;
+    if (line.compare(0, 5, "flags") == 0) return line;
   }
-  return false;
+  return "";
+}
+
+bool HasCpuFlag(const std::string& flags, const std::string& flag) {
+  return (flags + " ").find(" " + flag + " ") != std::string::npos;
 }
 
 // Runs the net at the pos_len selfplay asks for instead of the one it was created with.
@@ -39,15 +42,26 @@ class PosLenEvaluator : public nn::Evaluator {
 
 std::string ResolvePrecision(const std::string& precision, const std::string& device) {
   if (precision != "auto") return precision;
-  return device == "cpu" && CpuHasNativeBf16() ? "bf16" : "fp32";
+  const std::string flags = device == "cpu" ? CpuFlags() : "";
+  return HasCpuFlag(flags, "avx512_bf16") || HasCpuFlag(flags, "amx_bf16") ? "bf16" : "fp32";
 }
 
-LoadModel TorchModelLoader(const nn::TorchEvaluatorOptions& options) {
-  return [options](const ModelInfo& model, int pos_len,
-                   const std::string& device) -> std::unique_ptr<nn::Evaluator> {
+bool InferenceChannelsLast(const std::string& precision, const std::string& device,
+                           const std::string& cpu_flags) {
+  return device != "cpu" || precision != "fp32" || HasCpuFlag(cpu_flags, "avx512f");
+}
+
+LoadModel TorchModelLoader(const nn::TorchEvaluatorOptions& options,
+                           const std::string& channels_last) {
+  return [options, channels_last](const ModelInfo& model, int pos_len,
+                                  const std::string& device) -> std::unique_ptr<nn::Evaluator> {
     nn::TorchEvaluatorOptions device_options = options;
     device_options.device = device;
     device_options.precision = ResolvePrecision(options.precision, device);
+    device_options.channels_last =
+        channels_last == "auto"
+            ? InferenceChannelsLast(device_options.precision, device, CpuFlags())
+            : channels_last == "true";
     std::unique_ptr<nn::TorchModel> net = nn::TorchModel::Load(model.path, device);
     // The directory name is the model's name (pipeline/base_dir.h).
     net->set_name(model.name);

@@ -16,10 +16,21 @@ namespace tengen::pipeline {
 // included (not every GPU has fast bf16); any other value is returned as it is.
 std::string ResolvePrecision(const std::string& precision, const std::string& device);
 
+// Whether an evaluator of this (resolved) precision on `device` should run convolutions in
+// NHWC (channels_last): always on CUDA and in bf16, and in fp32 only on a CPU whose flags (the
+// "flags" line of /proc/cpuinfo) include avx512f. On an AVX2-only AMD EPYC (Zen 3) selfplay
+// with a b4c64 net ran ~7% more NN evals/s in NCHW (docs/BENCHMARKS.md, "Memory layout"); on
+// AVX-512 CPUs NHWC is 5-15% faster.
+bool InferenceChannelsLast(const std::string& precision, const std::string& device,
+                           const std::string& cpu_flags);
+
 // Loads a model directory and wraps it in a TorchEvaluator with these options; the evaluator
 // reports the caller's pos_len (the net is fully convolutional, so it runs any pos_len).
-// options.device is replaced by the device of each call (one call per selfplay device), and
-// a precision of "auto" is resolved for that device (ResolvePrecision).
-LoadModel TorchModelLoader(const nn::TorchEvaluatorOptions& options);
+// options.device is replaced by the device of each call (one call per selfplay device), a
+// precision of "auto" is resolved for that device (ResolvePrecision), and so is the layout.
+// `channels_last` is "auto" (InferenceChannelsLast), "true" or "false"; it replaces
+// options.channels_last.
+LoadModel TorchModelLoader(const nn::TorchEvaluatorOptions& options,
+                           const std::string& channels_last = "auto");
 
 }  // namespace tengen::pipeline
