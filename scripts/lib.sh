@@ -18,6 +18,10 @@ ensure_packages() {
     "${missing[@]}"
 }
 
+# torch_build_dir LIBTORCH: the build directory (relative to the repository) of a build against
+# the libtorch in LIBTORCH (scripts/build.sh --torch).
+torch_build_dir() { echo "build/torch-$(basename "$(cd "$1" && pwd)")"; }
+
 # field KEY FILE: the value of FILE's first KEY=... line (pid files).
 field() { sed -n "s/^$1=//p" "$2" 2> /dev/null | head -1; }
 

@@ -4,8 +4,10 @@
 # test, an ssh server and client for the cluster test, chromium to render the HTML report)
 # when missing.
 #
-#   scripts/test.sh [--fast] [ctest arguments...]     e.g. scripts/test.sh -R gtp
+#   scripts/test.sh [--fast] [--torch DIR] [ctest arguments...]     e.g. scripts/test.sh -R gtp
 #
+# --torch DIR builds and tests against the libtorch in DIR (scripts/build.sh --torch), in its
+# own build directory; scripts/build_cuda.sh --test does that with upstream libtorch and CUDA.
 # --fast runs only the tests labelled "unit" (ctest -L unit: rules, search, data, formats,
 # options, the programs' quick checks), which take well under a minute after a build; without
 # it, every test runs, the "slow" ones (training, whole loops, faults, clusters) included, as CI
@@ -15,13 +17,21 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/lib.sh"
 
 selection=()
-if [[ ${1:-} == --fast ]]; then
-  selection=(-L unit)
-  shift
-fi
+build_args=()
+build_dir=${BUILD_DIR:-$root/build/release}
+while (($#)); do
+  case $1 in
+    --fast) selection=(-L unit); shift ;;
+    --torch)
+      [[ -d ${2:-} ]] || { echo "test.sh: --torch needs a libtorch directory" >&2; exit 2; }
+      build_args=(--torch "$2")
+      build_dir=${BUILD_DIR:-$root/$(torch_build_dir "$2")}
+      shift 2 ;;
+    *) break ;;
+  esac
+done
 
 ensure_packages gnugo python3-numpy openssh-server openssh-client chromium
-"$root/scripts/build.sh"
-build_dir=${BUILD_DIR:-$root/build/release}
+"$root/scripts/build.sh" "${build_args[@]}"
 cd "$build_dir"
 ctest --output-on-failure -j "${JOBS:-$(nproc)}" "${selection[@]}" "$@"

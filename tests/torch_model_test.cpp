@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "gpu_support.h"
 #include "nn/features.h"
 #include "nn/torch/model.h"
 #include "test_support.h"
@@ -432,6 +433,46 @@ TEST_CASE("tengen-new-model writes a model that loads, and refuses bad arguments
   CHECK(RunCommand(program + args + " --name a/b --arch b1c16") == 2);
   CHECK(RunCommand(program + " --name third") == 2);
   CHECK(ListPublished(models) == std::vector<std::string>{"first"});
+}
+
+TEST_CASE("cuda without a GPU: the device, the evaluator and a model load refuse it by name") {
+  // With GPUs, the first index past them stands in for a device that is not there.
+  const std::string missing = "cuda:" + std::to_string(testing::CudaGpus());
+  std::vector<std::string> devices = {missing};
+  if (testing::CudaGpus() == 0) devices = {"cuda", "cuda:0", "cuda:1"};
+  auto model = TorchModel::Create(SmallConfig(9), 71);
+  for (const std::string& device : devices) {
+    CAPTURE(device);
+    CHECK_THROWS_WITH_AS(ParseDevice(device), doctest::Contains(("'" + device + "'").c_str()),
+                         ConfigError);
+    TorchEvaluatorOptions options = Options();
+    options.device = device;
+    CHECK_THROWS_WITH_AS(TorchEvaluator(*model, options), doctest::Contains(device.c_str()),
+                         ConfigError);
+  }
+  CHECK_THROWS_WITH_AS(ParseDevice("cuda:x"), doctest::Contains("'cuda:x'"), ConfigError);
+  CHECK_THROWS_WITH_AS(ParseDevice("gpu"), doctest::Contains("'gpu'"), ConfigError);
+  CHECK(ParseDevice("cpu").is_cpu());
+}
+
+TEST_CASE("gpu: a net on CUDA gives the CPU's outputs in fp32, and close ones in fp16 and bf16") {
+  if (testing::SkipWithoutGpus(1)) return;
+  auto model = TorchModel::Create(SmallConfig(9), 81);
+  const EvalBatch batch = RandomBatch(16, 9, 9, 82);
+  TorchEvaluator cpu(*model, Options("fp32"));
+  const EvalOutput expected = Run(cpu, batch);
+  for (const char* precision : {"fp32", "fp16", "bf16"}) {
+    CAPTURE(precision);
+    TorchEvaluatorOptions options = Options(precision);
+    options.device = "cuda";
+    TorchEvaluator gpu(*model, options);
+    const EvalOutput got = Run(gpu, batch);
+    const float tolerance = std::string(precision) == "fp32" ? 1e-3f : 0.1f;
+    CHECK(AllFinite(got.policy_logits));
+    CHECK(MaxAbsDiff(expected.policy_logits, got.policy_logits) < tolerance);
+    CHECK(MaxAbsDiff(expected.value_logits, got.value_logits) < tolerance);
+    CHECK(MaxAbsDiff(expected.ownership, got.ownership) < tolerance);
+  }
 }
 
 }  // namespace

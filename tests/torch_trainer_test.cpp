@@ -15,11 +15,13 @@
 #include <random>
 #include <thread>
 
+#include "gpu_support.h"
+#include "nn/torch/distributed.h"
 #include "nn/torch/model.h"
 #include "nn/torch/trainer.h"
 #include "pipeline/base_dir.h"
-#include "pipeline/train_data.h"
 #include "pipeline/torch/trainer.h"
+#include "pipeline/train_data.h"
 #include "test_support.h"
 #include "train_fixture.h"
 #include "util/config.h"
@@ -140,8 +142,8 @@ TEST_CASE("trainer: an AdamW step moves each weight by about its step size, what
     const auto after_state = after->net()->NamedState();
     for (size_t i = 0; i < before_state.size(); ++i) {
       if (before_state[i].first.find("running_") != std::string::npos) continue;
-      largest = std::max(largest,
-                         (after_state[i].second - before_state[i].second).abs().max().item<double>());
+      largest = std::max(
+          largest, (after_state[i].second - before_state[i].second).abs().max().item<double>());
     }
     CHECK(largest <= step * 1.01);
     CHECK(largest >= step * 0.5);
@@ -210,6 +212,39 @@ TEST_CASE("trainer: bf16 autocast trains with finite losses") {
   CHECK_THROWS_AS(nn::NetTrainer(*model, options, nullptr), ConfigError);
 }
 
+TEST_CASE("gpu: fp16 training on CUDA with loss scaling lowers the loss") {
+  if (testing::SkipWithoutGpus(1)) return;
+  const nn::TrainBatch batch = FirstRows(32);
+  auto model = nn::TorchModel::Create(TinyConfig(), 7);
+  nn::TrainerOptions options;
+  options.device = "cuda";
+  options.precision = "fp16";
+  nn::NetTrainer trainer(*model, options, nullptr);
+  CHECK(trainer.loss_scale() == 65536.0);
+  const nn::LossSums before = trainer.Evaluate(batch);
+  for (int i = 0; i < 30; ++i) trainer.Step(batch, 32, 2e-4);
+  const nn::LossSums after = trainer.Evaluate(batch);
+  CHECK(std::isfinite(after.total));
+  CHECK(after.total < before.total);
+  CHECK(trainer.loss_scale() >= 1.0);
+}
+
+TEST_CASE("nccl: a CUDA process group without the GPU it names is a clear error") {
+  testing::TempDir dir;
+  nn::DistributedConfig config;
+  config.file_store = dir / "store";
+  config.timeout_seconds = 10;
+  const std::string device = "cuda:" + std::to_string(testing::CudaGpus());
+  // The NCCL build checks the device before NCCL starts; a build without NCCL says it has none.
+  CHECK_THROWS_WITH_AS(nn::ProcessGroup::Create(config, device), doctest::Contains(device.c_str()),
+                       ConfigError);
+  nn::TrainerOptions options;
+  options.device = device;
+  auto model = nn::TorchModel::Create(TinyConfig(), 8);
+  CHECK_THROWS_WITH_AS(nn::NetTrainer(*model, options, nullptr), doctest::Contains(device.c_str()),
+                       ConfigError);
+}
+
 // A base directory with one shuffle of 4 files of 32 rows (pos_len 7).
 std::string MakeBase(const testing::TempDir& dir, const std::string& name = "base") {
   const std::string base = dir / name;
@@ -275,8 +310,7 @@ TEST_CASE("trainer program: 2 epochs equal 1 epoch, stop mid-epoch, resume, 1 ep
       ReadFile(pipeline::TorchModelsToExportDir(straight) + "/r-t-s64-d5000/training.json");
   CHECK(meta.find("\"samples\": 64") != std::string::npos);
   // The code version and the trainer's effective configuration.
-  CHECK(meta.find("\"code_version\": \"" + std::string(CodeVersion()) + "\"") !=
-        std::string::npos);
+  CHECK(meta.find("\"code_version\": \"" + std::string(CodeVersion()) + "\"") != std::string::npos);
   CHECK(meta.find("\"samples_per_epoch\": \"64\"") != std::string::npos);
   CHECK(meta.find("checkpoints/ckpt-000000000000064-") != std::string::npos);
 
@@ -500,6 +534,51 @@ TEST_CASE("trainer program: 2 ranks on localhost match one process on the same b
         std::vector<std::string>{"r-t-s64-d5000"});
   CHECK(SameWeights(*LoadSnapshot(single, "r-t-s64-d5000"), *LoadSnapshot(ranks, "r-t-s64-d5000"),
                     /*parameters_only=*/true));
+}
+
+TEST_CASE("trainer program: device cuda on a machine without that GPU stops, naming it") {
+  testing::TempDir dir;
+  const std::string base = MakeBase(dir);
+  const std::string device = "cuda:" + std::to_string(testing::CudaGpus());
+  std::vector<std::string> args = TrainerArgs(base);
+  args.insert(args.end(), {"--device", device});
+  const ProcessResult run = RunProcess(args);
+  CHECK(run.exit_code != 0);
+  CHECK_MESSAGE(run.output.find(device) != std::string::npos, run.output);
+  CHECK(ListPublished(pipeline::TorchModelsToExportDir(base)).empty());
+}
+
+TEST_CASE("gpu: 2 NCCL ranks on 2 GPUs match one process on the same batches") {
+  if (testing::SkipWithoutGpus(2)) return;
+  testing::TempDir dir;
+  const std::string single = MakeBase(dir, "single");
+  std::vector<std::string> args = TrainerArgs(single);
+  args.insert(args.end(),
+              {"--micro-batch", "4", "--max-epochs-this-instance", "1", "--device", "cuda:0"});
+  const ProcessResult one = RunProcess(args);
+  REQUIRE_MESSAGE(one.exit_code == 0, one.output);
+  const std::string ranks = MakeBase(dir, "ranks");
+  std::vector<std::unique_ptr<Subprocess>> procs;
+  for (int rank = 0; rank < 2; ++rank) {
+    std::vector<std::string> argv = {"/usr/bin/env", "RANK=" + std::to_string(rank), "WORLD_SIZE=2",
+                                     "LOCAL_RANK=" + std::to_string(rank)};
+    for (const std::string& a : TrainerArgs(ranks)) argv.push_back(a);
+    argv.insert(argv.end(), {"--rendezvous-file", dir / "rendezvous", "--max-epochs-this-instance",
+                             "1", "--device", "cuda"});
+    procs.push_back(std::make_unique<Subprocess>(argv, /*capture_stderr=*/true));
+  }
+  for (auto& p : procs) {
+    const std::string output = p->ReadAll();
+    CHECK_MESSAGE(p->Wait() == 0, output);
+  }
+  // Sums on GPUs are not bit-exact across reduction orders: close, not equal.
+  const auto a = LoadSnapshot(single, "r-t-s64-d5000")->net()->NamedState();
+  const auto b = LoadSnapshot(ranks, "r-t-s64-d5000")->net()->NamedState();
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].first.find("running_") != std::string::npos) continue;
+    CHECK_MESSAGE(torch::allclose(a[i].second, b[i].second, 1e-3, 1e-4), a[i].first);
+  }
 }
 
 // scripts/train.sh with 2 CPU ranks on a random port, with the trainer's own options after "--".

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "nn/torch/distributed_impl.h"
+#include "nn/torch/net.h"
 #include "util/error.h"
 
 namespace tengen::nn {
@@ -102,7 +103,8 @@ std::unique_ptr<ProcessGroup> ProcessGroup::Create(const DistributedConfig& conf
     std::string backend = "gloo";
     if (IsCudaDevice(device)) {
 #ifdef USE_C10D_NCCL
-      impl->device = torch::Device(device);
+      // A clear error naming the device when there is no GPU (or not that many), before NCCL.
+      impl->device = ParseDevice(device);
       auto options = c10d::ProcessGroupNCCL::Options::create();
       options->timeout = timeout;
       impl->nccl = c10::make_intrusive<c10d::ProcessGroupNCCL>(impl->store, config.rank,

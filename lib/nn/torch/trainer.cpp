@@ -1,8 +1,6 @@
 #include "nn/torch/trainer.h"
 
-#include <ATen/autocast_mode.h>
 #include <torch/torch.h>
-#include <torch/version.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "nn/loss_scaler.h"
+#include "nn/torch/compat.h"
 #include "nn/torch/distributed.h"
 #include "nn/torch/distributed_impl.h"
 #include "nn/torch/net.h"
@@ -25,67 +25,6 @@ constexpr double kValueLossScale = 1.5;
 constexpr double kScoreLossScale = 0.02;
 constexpr double kScoreHuberDelta = 12.0;
 constexpr double kOwnershipLossScale = 1.5;
-// fp16 dynamic loss scaling, as torch's GradScaler does it.
-constexpr double kInitialLossScale = 65536.0;
-constexpr int kLossScaleGrowthInterval = 2000;
-
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-#define TENGEN_AUTOCAST_BY_DEVICE_TYPE 1
-#endif
-
-// Autocast on for one forward pass of one device type, restored (and the cast cache cleared)
-// on scope exit. libtorch 2.4 replaced the per-device functions with device-type arguments.
-class AutocastScope {
- public:
-  AutocastScope(torch::ScalarType dtype, bool cuda)
-      : active_(dtype != torch::kFloat32), cuda_(cuda) {
-    if (!active_) return;
-#ifdef TENGEN_AUTOCAST_BY_DEVICE_TYPE
-    const auto type = cuda ? at::kCUDA : at::kCPU;
-    was_enabled_ = at::autocast::is_autocast_enabled(type);
-    old_dtype_ = at::autocast::get_autocast_dtype(type);
-    at::autocast::set_autocast_dtype(type, dtype);
-    at::autocast::set_autocast_enabled(type, true);
-#else
-    if (cuda) {
-      was_enabled_ = at::autocast::is_enabled();
-      old_dtype_ = at::autocast::get_autocast_gpu_dtype();
-      at::autocast::set_autocast_gpu_dtype(dtype);
-      at::autocast::set_enabled(true);
-    } else {
-      was_enabled_ = at::autocast::is_cpu_enabled();
-      old_dtype_ = at::autocast::get_autocast_cpu_dtype();
-      at::autocast::set_autocast_cpu_dtype(dtype);
-      at::autocast::set_cpu_enabled(true);
-    }
-#endif
-  }
-  ~AutocastScope() {
-    if (!active_) return;
-#ifdef TENGEN_AUTOCAST_BY_DEVICE_TYPE
-    const auto type = cuda_ ? at::kCUDA : at::kCPU;
-    at::autocast::set_autocast_enabled(type, was_enabled_);
-    at::autocast::set_autocast_dtype(type, old_dtype_);
-#else
-    if (cuda_) {
-      at::autocast::set_enabled(was_enabled_);
-      at::autocast::set_autocast_gpu_dtype(old_dtype_);
-    } else {
-      at::autocast::set_cpu_enabled(was_enabled_);
-      at::autocast::set_autocast_cpu_dtype(old_dtype_);
-    }
-#endif
-    at::autocast::clear_cache();
-  }
-  AutocastScope(const AutocastScope&) = delete;
-  AutocastScope& operator=(const AutocastScope&) = delete;
-
- private:
-  bool active_;
-  bool cuda_;
-  bool was_enabled_ = false;
-  torch::ScalarType old_dtype_ = torch::kFloat32;
-};
 
 // KataGo's AdamW learning rate relative to its SGD per-sample rate, at a batch of 256.
 constexpr double kAdamLearningRateFactor = 1.33;
@@ -228,9 +167,7 @@ struct NetTrainer::Impl {
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   int micro_batch = 0;
   int64_t steps = 0;
-  double loss_scale = 1.0;
-  int64_t good_steps_since_growth = 0;
-  int64_t skipped_steps = 0;
+  LossScaler scaler{false};
 
   bool distributed() const { return group != nullptr && group->world_size() > 1; }
   std::vector<torch::Tensor> AllParams() const {
@@ -309,7 +246,7 @@ torch::Tensor NetTrainer::Impl::AccumulateGradients(const TrainBatch& batch, int
       const NetOutput out = net->forward(t.spatial, t.global);
       loss = ComputeLosses(out, t);
     }
-    (loss_scale != 1.0 ? loss.total * loss_scale : loss.total).backward();
+    (scaler.enabled() ? loss.total * scaler.scale() : loss.total).backward();
     sums += PackLosses(loss, part.size).to(torch::kCPU);
   }
   return sums;
@@ -324,23 +261,14 @@ bool NetTrainer::Impl::FinishGradients() {
     grads.push_back(p.grad());
   }
   if (distributed()) AllReduceSumFlat(*group, grads);
-  if (loss_scale != 1.0) {
+  if (scaler.enabled()) {
     torch::NoGradGuard no_grad;
     bool finite = true;
     for (torch::Tensor& g : grads) {
-      g.mul_(1.0 / loss_scale);
+      g.mul_(1.0 / scaler.scale());
       finite = finite && torch::isfinite(g).all().item<bool>();
     }
-    if (!finite) {
-      loss_scale = std::max(1.0, loss_scale / 2);
-      good_steps_since_growth = 0;
-      ++skipped_steps;
-      return false;
-    }
-    if (++good_steps_since_growth >= kLossScaleGrowthInterval) {
-      loss_scale *= 2;
-      good_steps_since_growth = 0;
-    }
+    if (!scaler.Update(finite)) return false;
   }
   if (options.grad_clip_norm > 0) {
     torch::nn::utils::clip_grad_norm_(AllParams(), options.grad_clip_norm);
@@ -355,7 +283,7 @@ NetTrainer::NetTrainer(const TorchModel& start, const TrainerOptions& options, P
   m.options = options;
   m.device = ParseDevice(options.device);
   m.autocast_dtype = PrecisionType(options.precision, m.device);
-  if (options.precision == "fp16") m.loss_scale = kInitialLossScale;
+  m.scaler = LossScaler(options.precision == "fp16");
   if (options.micro_batch < 0) throw ConfigError("micro batch must be >= 0");
   m.micro_batch = options.micro_batch;
   if (options.intra_op_threads > 0) torch::set_num_threads(options.intra_op_threads);
@@ -430,8 +358,8 @@ LossSums NetTrainer::Evaluate(const TrainBatch& batch) {
 
 int NetTrainer::micro_batch() const { return impl_->micro_batch; }
 int64_t NetTrainer::steps() const { return impl_->steps; }
-double NetTrainer::loss_scale() const { return impl_->loss_scale; }
-int64_t NetTrainer::skipped_steps() const { return impl_->skipped_steps; }
+double NetTrainer::loss_scale() const { return impl_->scaler.scale(); }
+int64_t NetTrainer::skipped_steps() const { return impl_->scaler.skipped_steps(); }
 
 void NetTrainer::SyncRunningStats() {
   Impl& m = *impl_;
@@ -457,10 +385,11 @@ std::string NetTrainer::SaveState() const {
   const auto i64 = torch::TensorOptions().dtype(torch::kInt64);
   archive.write("steps", torch::full({1}, m.steps, i64));
   archive.write("micro_batch", torch::full({1}, static_cast<int64_t>(m.micro_batch), i64));
-  archive.write("skipped_steps", torch::full({1}, m.skipped_steps, i64));
-  archive.write("good_steps_since_growth", torch::full({1}, m.good_steps_since_growth, i64));
+  archive.write("skipped_steps", torch::full({1}, m.scaler.skipped_steps(), i64));
+  archive.write("good_steps_since_growth",
+                torch::full({1}, m.scaler.good_steps_since_growth(), i64));
   archive.write("loss_scale",
-                torch::full({1}, m.loss_scale, torch::TensorOptions().dtype(torch::kFloat64)));
+                torch::full({1}, m.scaler.scale(), torch::TensorOptions().dtype(torch::kFloat64)));
   std::ostringstream out;
   archive.save_to(out);
   return out.str();
@@ -491,9 +420,9 @@ void NetTrainer::LoadState(const std::string& bytes, const std::string& what) {
     };
     m.steps = read_scalar("steps").item<int64_t>();
     m.micro_batch = static_cast<int>(read_scalar("micro_batch").item<int64_t>());
-    m.skipped_steps = read_scalar("skipped_steps").item<int64_t>();
-    m.good_steps_since_growth = read_scalar("good_steps_since_growth").item<int64_t>();
-    m.loss_scale = read_scalar("loss_scale").item<double>();
+    const int64_t skipped_steps = read_scalar("skipped_steps").item<int64_t>();
+    const int64_t good_steps = read_scalar("good_steps_since_growth").item<int64_t>();
+    m.scaler.Restore(read_scalar("loss_scale").item<double>(), good_steps, skipped_steps);
   } catch (const c10::Error& e) {
     throw FormatError(what + ": not a trainer state of " + m.config.Architecture() + ": " +
                       e.what_without_backtrace());
