@@ -3,9 +3,9 @@
 # pinned torch wheel from PyPI with pip (its libtorch: headers, shared libraries, CMake package),
 # unpacks it into a cache directory outside the source tree, and builds with scripts/build.sh
 # --torch into build/cuda-torch<VERSION>. What libtorch links to comes from this machine's CUDA
-# toolkit (cudart, cuBLAS, cuFFT, cuSPARSE, NVRTC, cuDNN, NCCL); the three libraries a CUDA
-# toolkit does not ship (cuSPARSELt, NVSHMEM, cuFile) come from their pinned NVIDIA wheels on
-# PyPI, the same way. Nothing else is downloaded; the wheels are checked against their SHA-256
+# toolkit (cudart, cuBLAS, cuFFT, cuSPARSE, NVRTC, cuDNN); the three libraries a CUDA toolkit
+# does not ship (cuSPARSELt, NVSHMEM, cuFile) and the NCCL version libtorch needs come from
+# their pinned NVIDIA wheels on PyPI, the same way. Nothing else is downloaded; the wheels are checked against their SHA-256
 # and kept in the cache, so a second run needs no network.
 #
 #   scripts/build_cuda.sh [--test [ctest arguments...]]
@@ -20,13 +20,16 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/lib.sh"
 
 # The pinned libtorch: torch 2.15.0 for CUDA 13 (the PyPI default build, cu132), and the wheels
-# of the libraries it links that a CUDA toolkit lacks. name==version sha256 file.
+# of the libraries it links that a CUDA toolkit lacks, plus NCCL 2.30: libtorch 2.15 calls
+# functions that the NCCL 2.28 of the CUDA 13.0 toolkit does not have (ncclCommGrow, ...).
+# name==version sha256 file.
 torch_version=2.15.0
 wheels=(
   "torch==$torch_version 48c2d861134c0b5697c7602cb5ffa68f62a2989fdcd1717e593356f67996ca1e torch-2.15.0-cp311-cp311-manylinux_2_28_x86_64.whl"
   "nvidia-cusparselt-cu13==0.8.1 786ce87568c303fadb5afcc7102d454cd3040d75f6f8626f5db460d1871f4dd0 nvidia_cusparselt_cu13-0.8.1-py3-none-manylinux2014_x86_64.whl"
   "nvidia-nvshmem-cu13==3.7.2 b9a4f843c62b5dded8ad33fd6d220e007dcd39f06cee549292f5ba14ce4c235c nvidia_nvshmem_cu13-3.7.2-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl"
   "nvidia-cufile==1.17.1.22 87feaf8c3ad20d3d03a01933181801ff6892bace5c8f0b1e4b48f319d3e62d36 nvidia_cufile-1.17.1.22-py3-none-manylinux_2_27_x86_64.whl"
+  "nvidia-nccl-cu13==2.30.7 cefa7fdb9710efd0f39c5f1be1d61ff6fc9a996c451265bd7fbdcf9455ed4b50 nvidia_nccl_cu13-2.30.7-py3-none-manylinux_2_18_x86_64.whl"
 )
 
 run_tests=0
@@ -48,14 +51,12 @@ check_toolkit() {
     fail "no CUDA toolkit: $cuda/bin/nvcc is missing (install the CUDA 13 toolkit, or set CUDA_HOME)"
   local lib missing=()
   for lib in libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libcufft.so.12 libcusparse.so.12 \
-    libnvrtc.so.13 libcupti.so.13 libcudnn.so.9 libnccl.so.2 libcusolver.so.12; do
+    libnvrtc.so.13 libcupti.so.13 libcudnn.so.9 libcusolver.so.12; do
     [[ -e $cuda/lib64/$lib || -e $cuda/lib/$lib ]] || ldconfig -p | grep -q "$lib " ||
       missing+=("$lib")
   done
   ((${#missing[@]} == 0)) ||
-    fail "the CUDA toolkit in $cuda lacks ${missing[*]} (cuDNN 9 and NCCL 2 included), which libtorch $torch_version links to"
-  [[ -f $cuda/include/nccl.h ]] || ldconfig -p | grep -q "libnccl.so.2 " ||
-    fail "NCCL is missing: no $cuda/include/nccl.h"
+    fail "the CUDA toolkit in $cuda lacks ${missing[*]} (cuDNN 9 included), which libtorch $torch_version links to"
 }
 
 # Fetches the pinned wheels into $cache/wheels (pip, PyPI only), checked against their hashes.
@@ -72,7 +73,8 @@ fetch_wheels() {
   echo "build_cuda.sh: fetching torch $torch_version and the NVIDIA wheels it needs from PyPI into $cache/wheels" >&2
   printf '%s\n' "${requirements[@]}" > "$cache/wheels/requirements.txt"
   "${pip[@]}" download --no-deps --require-hashes --only-binary=:all: --platform manylinux_2_28_x86_64 \
-    --platform manylinux_2_27_x86_64 --platform manylinux2014_x86_64 --python-version 3.11 \
+    --platform manylinux_2_27_x86_64 --platform manylinux_2_18_x86_64 \
+    --platform manylinux2014_x86_64 --python-version 3.11 \
     --implementation cp --abi cp311 --abi none -r "$cache/wheels/requirements.txt" \
     -d "$cache/wheels" ||
     fail "could not fetch the pinned wheels from PyPI (is the registry reachable? pip's message is above)"
@@ -112,14 +114,20 @@ check_toolkit
 fetch_wheels
 unpack
 ensure_packages g++ cmake make
+# -rpath-link: the linker must take NCCL from the wheel (libtorch_cuda's own RPATH, as the
+# loader does at run time), not the older one in the toolkit's directory on the link line.
 "$root/scripts/build.sh" --torch "$prefix/torch" -DCUDAToolkit_ROOT="$cuda" \
-  -DCMAKE_CUDA_COMPILER="$cuda/bin/nvcc" -DCUDNN_ROOT="$cuda"
+  -DCMAKE_CUDA_COMPILER="$cuda/bin/nvcc" -DCUDNN_ROOT="$cuda" \
+  -DCMAKE_EXE_LINKER_FLAGS="-Wl,-rpath-link,$prefix/nvidia/nccl/lib"
 
 # The programs that run a net link libtorch_cuda, and the NCCL process group is compiled in.
 bin=$BUILD_DIR/bin
-ldd "$bin/tengen-trainer" | grep -q libtorch_cuda.so ||
-  fail "$bin/tengen-trainer does not link libtorch_cuda.so"
-nm -D --undefined-only -C "$bin/tengen-trainer" | grep -q "c10d::ProcessGroupNCCL::" ||
+# (Whole outputs into grep: grep -q would end the pipe early, which pipefail reports.)
+for program in trainer selfplay gtp gatekeeper exporter; do
+  [[ $(ldd "$bin/tengen-$program") == *libtorch_cuda.so* ]] ||
+    fail "$bin/tengen-$program does not link libtorch_cuda.so"
+done
+[[ $(nm -D --undefined-only -C "$bin/tengen-trainer") == *c10d::ProcessGroupNCCL::ProcessGroupNCCL* ]] ||
   fail "$bin/tengen-trainer has no NCCL process group (USE_C10D_NCCL was not defined)"
 echo "build_cuda.sh: built $bin against libtorch $torch_version with CUDA and NCCL ($prefix)" >&2
 

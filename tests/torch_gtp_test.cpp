@@ -29,12 +29,11 @@ void SaveTinyModel(const std::string& dir, const std::string& name, uint64_t see
 
 // Plays `moves` genmoves alternating colours; each must be a legal move the engine then shows.
 void PlaySome(GtpClient& engine, int moves, const std::string& command = "genmove") {
-  std::string colour = "b";
   for (int i = 0; i < moves; ++i) {
+    const std::string colour = i % 2 == 0 ? "b" : "w";
     const std::string vertex = engine.Must(command + " " + colour);
     REQUIRE(vertex != "resign");
     if (vertex != "pass") CHECK(WordSet(engine.Must("list_stones " + colour)).count(vertex) == 1);
-    colour = colour == "b" ? "w" : "b";
   }
 }
 
