@@ -3,15 +3,13 @@
 // a "SKIPPED: needs ..." line, which ctest reports as a skipped test (tests/CMakeLists.txt,
 // SKIP_REGULAR_EXPRESSION), and returns true so that the test returns at once.
 
-#include <torch/cuda.h>
-
 #include <iostream>
+
+#include "nn/torch/model.h"
 
 namespace tengen::testing {
 
-inline int CudaGpus() {
-  return torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0;
-}
+inline int CudaGpus() { return nn::CudaDeviceCount(); }
 
 inline bool SkipWithoutGpus(int n) {
   if (CudaGpus() >= n) return false;

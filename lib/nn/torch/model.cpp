@@ -365,4 +365,8 @@ void TorchEvaluator::Impl::EvaluateChunk(const EvalBatch& batch, int start, int 
   copy_out(out.ownership, &output->ownership, area);
 }
 
+int CudaDeviceCount() {
+  return torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0;
+}
+
 }  // namespace tengen::nn

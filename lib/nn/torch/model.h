@@ -107,4 +107,7 @@ class TorchEvaluator : public Evaluator {
   std::unique_ptr<Impl> impl_;
 };
 
+// CUDA GPUs this process can use: 0 when libtorch has no CUDA or the machine has no GPU.
+int CudaDeviceCount();
+
 }  // namespace tengen::nn
