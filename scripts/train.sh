@@ -75,7 +75,7 @@ for ((local = 0; local < ranks; local++)); do
   # Each rank in a session of its own: a Ctrl-C (SIGINT to the terminal's process group)
   # reaches only this script, which passes it on exactly once. A second SIGINT would end a rank
   # at once, without its checkpoint.
-  RANK=$rank WORLD_SIZE=$world LOCAL_RANK=$local MASTER_ADDR=$master_addr \
+  RANK=$rank WORLD_SIZE=$world LOCAL_RANK=$local LOCAL_WORLD_SIZE=$ranks MASTER_ADDR=$master_addr \
     MASTER_PORT=$master_port OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE} \
     setsid "$bin/tengen-trainer" --device "$device" "${extra[@]}" "$@" &
   pids+=($!)

@@ -11,6 +11,7 @@
 #include <boost/filesystem.hpp>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <random>
 #include <thread>
@@ -579,6 +580,22 @@ TEST_CASE("gpu: 2 NCCL ranks on 2 GPUs match one process on the same batches") {
     if (a[i].first.find("running_") != std::string::npos) continue;
     CHECK_MESSAGE(torch::allclose(a[i].second, b[i].second, 1e-3, 1e-4), a[i].first);
   }
+}
+
+TEST_CASE("trainer program: threads 0 shares the machine's cores among its ranks") {
+  CHECK(pipeline::CpuTrainThreads(2, 1) == 2);
+  CHECK(pipeline::CpuTrainThreads(8, 2) == 4);
+  CHECK(pipeline::CpuTrainThreads(2, 2) == 1);
+  CHECK(pipeline::CpuTrainThreads(2, 4) == 1);
+  CHECK(pipeline::CpuTrainThreads(0, 1) == 1);
+  // The ranks on this machine come from LOCAL_WORLD_SIZE (torchrun and train.sh set it).
+  setenv("LOCAL_WORLD_SIZE", "3", 1);
+  CHECK(nn::DistributedConfigFromEnvironment("").local_world_size == 3);
+  setenv("LOCAL_WORLD_SIZE", "zero", 1);
+  CHECK_THROWS_WITH_AS(nn::DistributedConfigFromEnvironment(""),
+                       doctest::Contains("LOCAL_WORLD_SIZE=zero"), ConfigError);
+  unsetenv("LOCAL_WORLD_SIZE");
+  CHECK(nn::DistributedConfigFromEnvironment("").local_world_size == 1);
 }
 
 // scripts/train.sh with 2 CPU ranks on a random port, with the trainer's own options after "--".

@@ -59,6 +59,7 @@ DistributedConfig DistributedConfigFromEnvironment(const std::string& file_store
   config.world_size = EnvInt("WORLD_SIZE", 1, 1, 1 << 16);
   config.rank = EnvInt("RANK", 0, 0, config.world_size - 1);
   config.local_rank = EnvInt("LOCAL_RANK", 0, 0, 1 << 16);
+  config.local_world_size = EnvInt("LOCAL_WORLD_SIZE", 1, 1, 1 << 16);
   config.master_addr = EnvString("MASTER_ADDR");
   config.master_port = EnvInt("MASTER_PORT", 0, 0, 65535);
   config.file_store = file_store;

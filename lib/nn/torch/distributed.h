@@ -22,16 +22,17 @@ struct DistributedConfig {
   int rank = 0;
   int world_size = 1;
   int local_rank = 0;
-  std::string master_addr;  // TCP store host (MASTER_ADDR)
-  int master_port = 0;      // MASTER_PORT
-  std::string file_store;   // file store path; wins over the TCP store when set
+  int local_world_size = 1;  // ranks on this machine (LOCAL_WORLD_SIZE)
+  std::string master_addr;   // TCP store host (MASTER_ADDR)
+  int master_port = 0;       // MASTER_PORT
+  std::string file_store;    // file store path; wins over the TCP store when set
   int timeout_seconds = 600;
 };
 
-// Reads RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT; missing ones keep the defaults
-// above (one process). Throws ConfigError naming the variable for a value that is not a number
-// or out of range, and when WORLD_SIZE > 1 gives no way to meet (no MASTER_ADDR/MASTER_PORT and
-// no file store).
+// Reads RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT; missing ones keep
+// the defaults above (one process). Throws ConfigError naming the variable for a value that is not
+// a number or out of range, and when WORLD_SIZE > 1 gives no way to meet (no
+// MASTER_ADDR/MASTER_PORT and no file store).
 DistributedConfig DistributedConfigFromEnvironment(const std::string& file_store);
 
 // The device a rank trains on: "cuda:<LOCAL_RANK>" when `device` is "cuda" and there are several

@@ -1,6 +1,5 @@
 #include "nn/torch/model.h"
 
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

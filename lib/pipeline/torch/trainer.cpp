@@ -243,6 +243,10 @@ void TrainerLoop::Start() {
   nn::TrainerOptions net_options = o_.net;
   net_options.device = nn::RankDevice(o_.net.device, dist);
   net_options.precision = ResolvePrecision(o_.net.precision, net_options.device);
+  if (net_options.intra_op_threads == 0 && net_options.device == "cpu") {
+    net_options.intra_op_threads =
+        CpuTrainThreads(std::thread::hardware_concurrency(), dist.local_world_size);
+  }
   if (dist.world_size > 1) {
     if (o_.batch_size % dist.world_size != 0) {
       throw ConfigError("batch_size " + std::to_string(o_.batch_size) +
@@ -649,7 +653,8 @@ void DeclareTrainerOptions(ConfigSpec& spec) {
               "fp32, bf16 or fp16 (CUDA) autocast; auto = bf16 on CPUs with native bf16 "
               "(avx512_bf16 or AMX), else fp32");
   spec.Bool("channels_last", true, "NHWC memory format for convolutions");
-  spec.Int("threads", 0, 0, 1024, "torch intra-op threads; 0 = torch's default");
+  spec.Int("threads", 0, 0, 1024,
+           "torch intra-op threads on a CPU; 0 = the machine's cores over its ranks");
   spec.Choice("export_mode", "main", {"main", "extra", "trainonly"},
               "snapshots into torchmodels_toexport/ (main), torchmodels_toexport_extra/ (extra) "
               "or none (trainonly)");
@@ -724,6 +729,10 @@ TrainerResult RunTrainer(const TrainerProgramOptions& options, Logger& logger,
                          const StopToken& stop) {
   TrainerLoop loop(options, logger, stop);
   return loop.Run();
+}
+
+int CpuTrainThreads(unsigned cores, int local_world_size) {
+  return std::max(1, static_cast<int>(cores) / std::max(1, local_world_size));
 }
 
 }  // namespace tengen::pipeline
