@@ -6,6 +6,7 @@
 
 #include <iostream>
 
+#include "nn/torch/model.h"
 #include "pipeline/base_dir.h"
 #include "pipeline/exporter.h"
 #include "pipeline/torch/torch_export.h"
@@ -25,6 +26,7 @@ int Main(int argc, const char* const argv[]) {
   Config config(spec);
   if (!ParseCommandLineOrHelp(spec, argc, argv, config, std::cout)) return 0;
   pipeline::ExporterOptions options = pipeline::ExporterOptionsFromConfig(config);
+  nn::CheckDevice(options.check.device);
   options.check_snapshot = pipeline::TorchSnapshotChecker();
 
   InstallStopSignalHandlers();

@@ -6,6 +6,7 @@
 
 #include <iostream>
 
+#include "nn/torch/model.h"
 #include "pipeline/base_dir.h"
 #include "pipeline/gatekeeper.h"
 #include "pipeline/torch/torch_loader.h"
@@ -25,6 +26,7 @@ int Main(int argc, const char* const argv[]) {
   Config config(spec);
   if (!ParseCommandLineOrHelp(spec, argc, argv, config, std::cout)) return 0;
   pipeline::GatekeeperOptions options = pipeline::GatekeeperOptionsFromConfig(config);
+  nn::CheckDevice(options.device);
   nn::TorchEvaluatorOptions net_options;
   net_options.precision = config.GetString("precision");
   net_options.max_batch_size = options.nn_max_batch_size;

@@ -9,6 +9,7 @@
 #include "pipeline/selfplay.h"
 #include "pipeline/selfplay_config.h"
 #ifdef TENGEN_WITH_TORCH
+#include "nn/torch/model.h"
 #include "pipeline/torch/torch_loader.h"
 #endif
 #include "util/config.h"
@@ -34,6 +35,7 @@ int Main(int argc, const char* const argv[]) {
   net_options.precision = config.GetString("precision");
   net_options.max_batch_size = options.nn_max_batch_size;
   options.load_model = pipeline::TorchModelLoader(net_options, config.GetString("channels_last"));
+  for (const std::string& device : options.devices) nn::CheckDevice(device);
 #endif
   // Without libtorch in this binary, a model in models_dir is a clear error (model registry).
 

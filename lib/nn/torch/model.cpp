@@ -368,4 +368,6 @@ int CudaDeviceCount() {
   return torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0;
 }
 
+void CheckDevice(const std::string& device) { ParseDevice(device); }
+
 }  // namespace tengen::nn

@@ -110,4 +110,9 @@ class TorchEvaluator : public Evaluator {
 // CUDA GPUs this process can use: 0 when libtorch has no CUDA or the machine has no GPU.
 int CudaDeviceCount();
 
+// Throws ConfigError naming `device` when this process cannot run a net there: not cpu, cuda or
+// cuda:N, or a CUDA device this build or machine does not have. Programs call it at startup, so
+// that a wrong device stops them before they wait for work.
+void CheckDevice(const std::string& device);
+
 }  // namespace tengen::nn
