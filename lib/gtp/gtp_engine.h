@@ -9,15 +9,20 @@
 // seconds left on the mover's clock become a per-move time budget in GenMoveRequest (see
 // MoveTimeBudget), which a generator applies on top of its own limits.
 
+#include <atomic>
+#include <exception>
+#include <functional>
 #include <istream>
 #include <memory>
 #include <ostream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "go/game.h"
 #include "go/rules.h"
+#include "gtp/analysis.h"
 #include "util/rng.h"
 
 namespace tengen::gtp {
@@ -30,6 +35,10 @@ struct GenMoveRequest {
   bool cleanup = false;
   // Seconds this move may take by the controller's clock (time_left); <= 0: no clock limit.
   double max_seconds = 0;
+  // lz-genmove_analyze / kata-genmove_analyze: with a callback and a positive interval, the
+  // generator reports its search every report_seconds while it runs, and once at its end.
+  double report_seconds = 0;
+  AnalysisCallback report;
 };
 
 struct GenMoveReply {
@@ -42,6 +51,15 @@ class MoveGenerator {
  public:
   virtual ~MoveGenerator() = default;
   virtual GenMoveReply GenerateMove(const go::GameState& game, const GenMoveRequest& request) = 0;
+
+  // Analysis (lz-analyze, kata-analyze): whether Analyze works, and the search itself, for
+  // `color` to move on `game`, until stop() returns true (polled often: the engine expects the
+  // call to return within a few milliseconds of it), calling report every report_seconds (0:
+  // never). A generator that analyses keeps what it found for the next GenerateMove
+  // (pondering). The default cannot analyse and throws.
+  virtual bool CanAnalyze() const { return false; }
+  virtual void Analyze(const go::GameState& game, go::Color color, double report_seconds,
+                       const std::function<bool()>& stop, const AnalysisCallback& report);
 };
 
 // A uniformly random legal move that does not fill the mover's own single-point eye. It never
@@ -55,19 +73,41 @@ class RandomMoveGenerator : public MoveGenerator {
   Rng rng_;
 };
 
-// The controller's clock for one colour (time_settings / time_left).
-struct ClockState {
-  bool known = false;  // set by time_settings or time_left
-  double seconds = 0;  // left in the current period
-  int stones = 0;      // stones to play in it (0: main time, or no byo-yomi)
+// The time system (time_settings, kgs-time_settings). time_settings M T S is Canadian byo-yomi
+// (S stones in each period of T seconds) when T > 0, absolute when only M > 0, none when both
+// are 0. kgs-time_settings adds Japanese byo-yomi: P periods of T seconds, each move within
+// one; KGS then sends the periods left where time_left has stones.
+enum class TimeSystem { kNone, kAbsolute, kCanadian, kByoyomi };
+
+struct TimeControl {
+  TimeSystem system = TimeSystem::kNone;
+  double main_seconds = 0;
+  double period_seconds = 0;
+  int period_count = 0;  // Canadian: stones per period; byo-yomi: periods
 };
 
-// Seconds to spend on this move given the clock: a 1/stones share of a byo-yomi period, or in
-// main time a 1/max(10, empty points / 3) share (so a 9x9 game with 60 s left spends 2 s
-// on move one); 90% of that, leaving the rest for pipes and process scheduling. 0 when the
-// clock is unknown or there is no time limit (time_settings with 0 byo-yomi time and 0 main
-// time means "no limit" in GTP).
+// The controller's clock for one colour (time_settings / time_left), also run down by the
+// engine itself between time_left commands (a controller need not send them).
+struct ClockState {
+  bool known = false;    // set by time_settings or time_left
+  double seconds = 0;    // left in main time, or in the current period
+  int stones = 0;        // in overtime: stones to play in the period (Canadian) or periods left
+                         // (Japanese byo-yomi); 0 in main time
+  bool byoyomi = false;  // Japanese byo-yomi: each overtime move may use the rest of its period
+};
+
+// Seconds to spend on this move given the clock: in main time a 1/max(10, empty points / 3)
+// share (so a 9x9 game with 60 s left spends 2 s on move one), in Canadian overtime a
+// 1/stones share of the period, in Japanese byo-yomi the rest of the period; 90% of that, and
+// never more than leaves a reserve of 0.25 s (pipes, process scheduling, the playout that runs
+// past the deadline) for this move and each other stone of the period. 0 (no limit) when the
+// clock is unknown; a clock at or below zero still gets a moment, never "no limit".
 double MoveTimeBudget(const ClockState& clock, const go::Board& board);
+
+// What a move that took `seconds` leaves on the clock under `control`: main time runs down into
+// overtime; a Canadian period that is played out starts afresh; a byo-yomi move within its
+// period keeps the period, one that overruns uses up a period.
+void RunDownClock(const TimeControl& control, double seconds, ClockState* clock);
 
 struct GtpOptions {
   go::Rules rules;
@@ -79,9 +119,26 @@ struct GtpOptions {
   std::string version = "0.1";
 };
 
+// Streaming (lz-analyze, kata-analyze). An analysis command's answer starts at once ("=id" and
+// a newline), then the analysis runs on a background thread whose reports go out as "info"
+// lines at the interval; the next line of input (any command, or an empty line) stops it
+// within a few milliseconds and ends the answer with its empty line, before that command is
+// handled. lz-genmove_analyze and kata-genmove_analyze stream reports while genmove searches
+// and end with "play MOVE". Both write through the engine's output (set_output; Run sets it to
+// its stream), from one thread at a time. An error in the analysis thread is the answer to the
+// next command.
 class GtpEngine {
  public:
+  // Writes text to the controller as it is.
+  using Output = std::function<void(const std::string&)>;
+
   GtpEngine(GtpOptions options, std::unique_ptr<MoveGenerator> generator);
+  ~GtpEngine();  // stops a running analysis
+  GtpEngine(const GtpEngine&) = delete;
+  GtpEngine& operator=(const GtpEngine&) = delete;
+
+  // Where streamed answers go; without one the analysis commands answer with an error.
+  void set_output(Output output) { output_ = std::move(output); }
 
   // Handles one line of input and returns the whole answer ("=id text\n\n" or "?id error\n\n"),
   // or "" for a blank or comment-only line. Sets *quit after the quit command.
@@ -112,7 +169,17 @@ class GtpEngine {
   std::string PlayCommand(const Command& command, bool* ok);
   std::string GenMove(const Command& command, bool* ok);
   std::string GenMoveCleanup(const Command& command, bool* ok);
-  std::string GenerateAndPlay(const Command& command, bool cleanup, bool* ok);
+  std::string GenerateAndPlay(GenMoveRequest request, bool* ok);
+  std::string LzAnalyze(const Command& command, bool* ok);
+  std::string KataAnalyze(const Command& command, bool* ok);
+  std::string StartAnalysis(const Command& command, AnalysisFormat format, bool* ok);
+  std::string LzGenMoveAnalyze(const Command& command, bool* ok);
+  std::string KataGenMoveAnalyze(const Command& command, bool* ok);
+  std::string GenMoveAnalyze(const Command& command, AnalysisFormat format, bool* ok);
+  // Writes non-empty text through output_.
+  void Stream(const std::string& text);
+  // Stops a running analysis and ends its answer; returns the analysis thread's error, or "".
+  std::string StopAnalysis();
   std::string UndoCommand(const Command& command, bool* ok);
   std::string ShowBoard(const Command& command, bool* ok);
   std::string FinalScore(const Command& command, bool* ok);
@@ -123,6 +190,15 @@ class GtpEngine {
   std::string FinalStatusList(const Command& command, bool* ok);
   std::string TimeSettings(const Command& command, bool* ok);
   std::string TimeLeft(const Command& command, bool* ok);
+  std::string KgsTimeSettings(const Command& command, bool* ok);
+  void SetTimeControl(const TimeControl& control);
+  std::string FixedHandicap(const Command& command, bool* ok);
+  std::string PlaceFreeHandicap(const Command& command, bool* ok);
+  std::string SetFreeHandicap(const Command& command, bool* ok);
+  // Puts black stones on an empty board, white to move; "" or the error.
+  std::string PlaceHandicap(const std::vector<go::Loc>& stones);
+  std::string KataGetRules(const Command& command, bool* ok);
+  std::string KataSetRules(const Command& command, bool* ok);
   // A fresh game with the current size, rules and move cap.
   void ResetGame();
 
@@ -132,8 +208,16 @@ class GtpEngine {
   std::unique_ptr<MoveGenerator> generator_;
   go::GameState game_;
   bool time_limited_ = false;  // time_settings gave a main or byo-yomi time
-  ClockState clocks_[2];       // black, white
-  Rng status_rng_{20260101};   // final_status_list's playouts: a fixed seed, repeatable answers
+  TimeControl time_control_;
+  ClockState clocks_[2];      // black, white
+  int handicap_ = 0;          // handicap stones of the game (fixed, free or SGF HA); 0: none
+  Rng status_rng_{20260101};  // final_status_list's playouts: a fixed seed, repeatable answers
+
+  Output output_;
+  bool streamed_ = false;  // the handler has written the start of its answer through output_
+  std::thread analysis_thread_;
+  std::atomic<bool> analysis_stop_{false};
+  std::string analysis_error_;  // written by the analysis thread, read after joining it
 };
 
 }  // namespace tengen::gtp
