@@ -20,6 +20,7 @@
 #include "gtp/gtp_engine.h"
 #include "gtp/search_player.h"
 #include "search/evaluator.h"
+#include "util/subprocess.h"
 
 namespace tengen::gtp {
 namespace {
@@ -354,12 +355,23 @@ TEST_CASE("gtp analysis: kata-genmove_analyze streams while it searches, then pl
 }
 
 TEST_CASE("gtp analysis: lz-genmove_analyze for the side to move, Leela Zero lines") {
-  Rig rig(5, 3000, 0, 0.2);
-  CHECK(rig.Ask("play b C3") == "= \n\n");
-  const std::string answer = rig.Ask("lz-genmove_analyze 5");
-  CHECK(answer.rfind("play ", 0) == 0);
-  REQUIRE(rig.engine->game().moves().size() == 2);
-  CHECK(rig.engine->game().moves()[1].color == go::Color::kWhite);
+  // genmove_analyze and analyze (Sabaki's names) answer as the lz- commands.
+  for (const std::string command : {"lz-genmove_analyze", "genmove_analyze"}) {
+    INFO(command);
+    Rig rig(5, 3000, 0, 0.2);
+    CHECK(rig.Ask("play b C3") == "= \n\n");
+    const std::string answer = rig.Ask(command + " 5");
+    CHECK(answer.rfind("play ", 0) == 0);
+    REQUIRE(rig.engine->game().moves().size() == 2);
+    CHECK(rig.engine->game().moves()[1].color == go::Color::kWhite);
+    const auto lines = InfoWrites(rig.sink.Writes());
+    CHECK(!lines.empty());
+    for (const auto& line : lines) CheckLeelaZeroLine(ParseInfoLine(line.second), 5);
+  }
+  Rig rig(5);
+  CHECK(rig.Ask("analyze b 5") == "");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  rig.Ask("name");
   const auto lines = InfoWrites(rig.sink.Writes());
   CHECK(!lines.empty());
   for (const auto& line : lines) CheckLeelaZeroLine(ParseInfoLine(line.second), 5);
@@ -379,6 +391,50 @@ TEST_CASE("gtp analysis: Run streams to its output and stops on the next line") 
   std::istringstream body(text.substr(3, end + 1 - 3));
   std::string line;
   while (std::getline(body, line)) CheckLeelaZeroLine(ParseInfoLine(line), 5);
+}
+
+// The program over pipes, as a GUI drives it: the analysis lines arrive at the interval and the
+// next command's answer comes within 100 ms of sending it.
+TEST_CASE("gtp analysis: tengen-gtp streams over its pipes and answers the next command at once") {
+  Subprocess engine({TENGEN_BIN_DIR "/tengen-gtp", "--verbose", "false", "--board-size", "9"});
+  const std::chrono::milliseconds timeout(5000);
+  std::string line;
+  engine.WriteLine("lz-analyze b 10");
+  REQUIRE(engine.ReadLine(&line, timeout));
+  CHECK(line == "=");
+  int lines = 0;
+  const Clock::time_point start = Clock::now();
+  while (lines < 5) {
+    REQUIRE(engine.ReadLine(&line, timeout));
+    CheckLeelaZeroLine(ParseInfoLine(line), 9);
+    ++lines;
+  }
+  // Five lines at 10 cs: about half a second (the first comes after one interval).
+  CHECK(Seconds(Clock::now() - start) >= 0.35);
+
+  const Clock::time_point asked = Clock::now();
+  engine.WriteLine("name");
+  // Lines already in the pipe, then the empty line ending the analysis, then the answer.
+  bool ended = false;
+  while (true) {
+    REQUIRE(engine.ReadLine(&line, timeout));
+    if (line.empty()) {
+      ended = true;
+    } else if (!ended) {
+      CheckLeelaZeroLine(ParseInfoLine(line), 9);
+    } else {
+      break;
+    }
+  }
+  const double seconds = Seconds(Clock::now() - asked);
+  CHECK(line == "= tengen");
+  CHECK(seconds < 0.1);
+  MESSAGE("answer to the command after lz-analyze: " << seconds * 1000 << " ms");
+  engine.WriteLine("quit");
+  REQUIRE(engine.ReadLine(&line, timeout));  // "" after "= tengen"
+  REQUIRE(engine.ReadLine(&line, timeout));
+  CHECK(line == "= ");
+  CHECK(engine.Wait() == 0);
 }
 
 }  // namespace

@@ -302,6 +302,9 @@ const std::vector<std::pair<std::string, GtpEngine::Handler>>& GtpEngine::Comman
       {"lz-analyze", &GtpEngine::LzAnalyze},
       {"kata-analyze", &GtpEngine::KataAnalyze},
       {"lz-genmove_analyze", &GtpEngine::LzGenMoveAnalyze},
+      // Sabaki's unprefixed names, in Leela Zero's format (as Sayuri answers them too).
+      {"analyze", &GtpEngine::LzAnalyze},
+      {"genmove_analyze", &GtpEngine::LzGenMoveAnalyze},
       {"kata-genmove_analyze", &GtpEngine::KataGenMoveAnalyze},
       {"undo", &GtpEngine::UndoCommand},
       {"showboard", &GtpEngine::ShowBoard},
