@@ -75,6 +75,9 @@ ConfigSpec MakeSpec() {
   spec.Int("seed", 0, 0, kMaxSeed, "random seed (0: a fresh random seed)");
   spec.Int("max_moves", 0, 0, kMaxMoveCap, "move cap: genmove passes once reached (0: none)");
   spec.Bool("verbose", true, "one line per generated move on stderr");
+  spec.String("gtp_version", "",
+              "what the version command answers (empty: tengen's code version and the model); "
+              "Lizzie reads it as Leela Zero's and needs 0.N with N >= 15, e.g. 0.17");
   return spec;
 }
 
@@ -182,7 +185,9 @@ int Main(int argc, const char* const argv[]) {
   options.board_size = board_size;
   options.max_board_size = pos_len;
   options.max_moves = static_cast<int>(config.GetInt("max_moves"));
-  options.version = std::string(CodeVersion()) + " (" + model_name + ")";
+  options.version = config.GetString("gtp_version");
+  if (options.version.empty())
+    options.version = std::string(CodeVersion()) + " (" + model_name + ")";
   logger.Info("tengen-gtp " + std::string(CodeVersion()) + ": model " +
               (model ? model->path : std::string("none (random net)")) + ", pos_len " +
               std::to_string(pos_len) + ", " + std::to_string(threads) + " thread(s), seed " +
