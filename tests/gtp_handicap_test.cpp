@@ -117,8 +117,9 @@ TEST_CASE("handicap: free placement, errors, and AB/HA kept through SGF") {
 
 // A handicap game on 9x9: GNU Go (black) places the stones, tengen-gtp plays white's first
 // moves (a few: with the random net it plays no better than random, and white should keep
-// stones on the board to make the count worth comparing), then GNU Go plays both colours to the end capturing every dead
-// stone (--capture-all-dead), so that the area count does not depend on judging dead stones.
+// stones on the board to make the count worth comparing), then GNU Go plays both colours to
+// the end capturing every dead stone (--capture-all-dead), so that the area count does not
+// depend on judging dead stones.
 void HandicapGame(int stones, bool free_placement, int seed) {
   RequireGnuGo();
   const double komi = 0.5;

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <exception>
-#include <map>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 namespace tengen::gtp {
 namespace {
@@ -14,33 +14,41 @@ std::string Upper(std::string text) {
   return text;
 }
 
-// KataGo's shorthands as dictionaries (its GTP_Extensions.md table).
-const std::map<std::string, std::string>& Shorthands() {
-  static const std::map<std::string, std::string> kShorthands = {
-      {"tromp-taylor",
-       R"({"hasButton":false,"ko":"POSITIONAL","scoring":"AREA","suicide":true,"tax":"NONE","whiteHandicapBonus":"0"})"},
-      {"chinese",
-       R"({"hasButton":false,"ko":"SIMPLE","scoring":"AREA","suicide":false,"tax":"NONE","whiteHandicapBonus":"N"})"},
-      {"chinese-ogs",
-       R"({"hasButton":false,"ko":"POSITIONAL","scoring":"AREA","suicide":false,"tax":"NONE","whiteHandicapBonus":"N"})"},
-      {"chinese-kgs",
-       R"({"hasButton":false,"ko":"POSITIONAL","scoring":"AREA","suicide":false,"tax":"NONE","whiteHandicapBonus":"N"})"},
-      {"japanese",
-       R"({"hasButton":false,"ko":"SIMPLE","scoring":"TERRITORY","suicide":false,"tax":"SEKI","whiteHandicapBonus":"0"})"},
-      {"korean",
-       R"({"hasButton":false,"ko":"SIMPLE","scoring":"TERRITORY","suicide":false,"tax":"SEKI","whiteHandicapBonus":"0"})"},
-      {"stone-scoring",
-       R"({"hasButton":false,"ko":"SIMPLE","scoring":"AREA","suicide":false,"tax":"ALL","whiteHandicapBonus":"0"})"},
-      {"aga",
-       R"({"hasButton":false,"ko":"SITUATIONAL","scoring":"AREA","suicide":false,"tax":"NONE","whiteHandicapBonus":"N-1"})"},
-      {"bga",
-       R"({"hasButton":false,"ko":"SITUATIONAL","scoring":"AREA","suicide":false,"tax":"NONE","whiteHandicapBonus":"N-1"})"},
-      {"new-zealand",
-       R"({"hasButton":false,"ko":"SITUATIONAL","scoring":"AREA","suicide":true,"tax":"NONE","whiteHandicapBonus":"0"})"},
-      {"aga-button",
-       R"({"hasButton":true,"ko":"SITUATIONAL","scoring":"AREA","suicide":false,"tax":"NONE","whiteHandicapBonus":"N-1"})"},
+// KataGo's shorthands (its GTP_Extensions.md table), field by field.
+struct Shorthand {
+  const char* name;
+  bool has_button;
+  const char* ko;
+  const char* scoring;
+  bool suicide;
+  const char* tax;
+  const char* white_handicap_bonus;
+};
+
+const std::vector<Shorthand>& Shorthands() {
+  static const std::vector<Shorthand> kShorthands = {
+      {"tromp-taylor", false, "POSITIONAL", "AREA", true, "NONE", "0"},
+      {"chinese", false, "SIMPLE", "AREA", false, "NONE", "N"},
+      {"chinese-ogs", false, "POSITIONAL", "AREA", false, "NONE", "N"},
+      {"chinese-kgs", false, "POSITIONAL", "AREA", false, "NONE", "N"},
+      {"japanese", false, "SIMPLE", "TERRITORY", false, "SEKI", "0"},
+      {"korean", false, "SIMPLE", "TERRITORY", false, "SEKI", "0"},
+      {"stone-scoring", false, "SIMPLE", "AREA", false, "ALL", "0"},
+      {"aga", false, "SITUATIONAL", "AREA", false, "NONE", "N-1"},
+      {"bga", false, "SITUATIONAL", "AREA", false, "NONE", "N-1"},
+      {"new-zealand", false, "SITUATIONAL", "AREA", true, "NONE", "0"},
+      {"aga-button", true, "SITUATIONAL", "AREA", false, "NONE", "N-1"},
   };
   return kShorthands;
+}
+
+nlohmann::json ShorthandJson(const Shorthand& rules) {
+  return {{"hasButton", rules.has_button},
+          {"ko", rules.ko},
+          {"scoring", rules.scoring},
+          {"suicide", rules.suicide},
+          {"tax", rules.tax},
+          {"whiteHandicapBonus", rules.white_handicap_bonus}};
 }
 
 std::string Unsupported(const std::string& key, const std::string& value,
@@ -114,13 +122,19 @@ bool ParseKataRules(const std::string& text, go::Rules* rules, std::string* erro
   std::string lower = text;
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  const auto shorthand = Shorthands().find(lower);
+  const auto shorthand = std::find_if(Shorthands().begin(), Shorthands().end(),
+                                      [&](const Shorthand& entry) { return lower == entry.name; });
+  const bool named = shorthand != Shorthands().end();
   nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(shorthand != Shorthands().end() ? shorthand->second : text);
-  } catch (const std::exception&) {
-    *error = "syntax error: '" + text + "' is neither a rules name nor a JSON dictionary";
-    return false;
+  if (named) {
+    json = ShorthandJson(*shorthand);
+  } else {
+    try {
+      json = nlohmann::json::parse(text);
+    } catch (const std::exception&) {
+      *error = "syntax error: '" + text + "' is neither a rules name nor a JSON dictionary";
+      return false;
+    }
   }
   if (!json.is_object()) {
     *error = "syntax error: the rules must be a JSON dictionary";
@@ -129,7 +143,7 @@ bool ParseKataRules(const std::string& text, go::Rules* rules, std::string* erro
   go::Rules result = *rules;
   for (auto it = json.begin(); it != json.end(); ++it) {
     if (!ApplyKey(it.key(), it.value(), &result, error)) {
-      if (shorthand != Shorthands().end()) *error = lower + ": " + *error;
+      if (named) *error = lower + ": " + *error;
       return false;
     }
   }

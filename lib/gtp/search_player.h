@@ -31,9 +31,10 @@
 // but analysis_visits root visits over all trees (a tree's memory grows with its visits:
 // about 30 KB per visit on 19x19), pausing every report interval to merge their root children
 // into one report (visits summed, values averaged by visits, the principal variation of the
-// tree that visited the move most). The trees are kept, so the next genmove on the position
-// (or one that follows on from it) starts from them: pondering. lz-genmove_analyze and
-// kata-genmove_analyze are genmove with the same reports along the way.
+// tree that visited the move most; the ownership is the net's at the first tree's root, not
+// an average over the search as KataGo's). The trees are kept, so the next genmove on the
+// position (or one that follows on from it) starts from them: pondering. lz-genmove_analyze
+// and kata-genmove_analyze are genmove with the same reports along the way.
 //
 // Cleanup mode (kgs-genmove_cleanup): see gtp/cleanup.h. With dead opponent stones on the
 // board the search runs and its root visits rank the cleanup moves; without, the answer is a
