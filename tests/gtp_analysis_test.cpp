@@ -332,6 +332,20 @@ TEST_CASE("gtp analysis: the analysed tree is reused by the next genmove (ponder
   CHECK(rig.player->last_summary().visits == rig.player->last_summary().reused_visits);
 }
 
+TEST_CASE("gtp analysis: after the user's move, genmove starts from the analysed subtree") {
+  Rig rig(7, /*analysis_visits=*/1000, /*visits=*/50);
+  CHECK(rig.Ask("lz-analyze b 10") == "");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  rig.Ask("name");
+  const auto lines = InfoWrites(rig.sink.Writes());
+  REQUIRE(!lines.empty());
+  const InfoMove best = ParseInfoLine(lines.back().second).moves[0];
+  // The user plays the analysis's best move; the engine answers from the tree below it.
+  CHECK(rig.Ask("play b " + best.move) == "= \n\n");
+  REQUIRE(rig.Ask("genmove w").rfind("= ", 0) == 0);
+  CHECK(rig.player->last_summary().reused_visits >= std::stoi(best.fields.at("visits")));
+}
+
 TEST_CASE("gtp analysis: kata-genmove_analyze streams while it searches, then plays") {
   Rig rig(7, 3000, /*visits=*/0, /*seconds_per_move=*/0.35);
   const std::string answer = rig.Ask("3 kata-genmove_analyze b 5 ownership true");

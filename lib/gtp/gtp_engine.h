@@ -1,13 +1,15 @@
 #pragma once
 // A GTP version 2 engine over a GameState: the protocol (ids, comments, error answers), board
-// and rules commands, SGF load/print, clock commands, and genmove / kgs-genmove_cleanup through
-// a pluggable MoveGenerator (gtp/search_player.h plays with MCTS; RandomMoveGenerator plays
-// random legal moves). It never throws on bad input: every malformed or illegal command gets a
-// "?" answer.
+// and rules commands (KataGo's kata-get-rules / kata-set-rules too, gtp/kata_rules.h), handicap
+// (gtp/handicap.h), SGF load/print, clock commands, live analysis (gtp/analysis.h), and
+// genmove / kgs-genmove_cleanup through a pluggable MoveGenerator (gtp/search_player.h plays
+// with MCTS; RandomMoveGenerator plays random legal moves). It never throws on bad input:
+// every malformed or illegal command gets a "?" answer.
 //
-// Clock: time_settings and time_left are accepted (Sabaki, GoGui and KGS send them); the
-// seconds left on the mover's clock become a per-move time budget in GenMoveRequest (see
-// MoveTimeBudget), which a generator applies on top of its own limits.
+// Clock: time_settings, kgs-time_settings and time_left are accepted (Sabaki, GoGui and KGS
+// send them); the mover's clock becomes a per-move time budget in GenMoveRequest (see
+// gtp/clock.h), which a generator applies on top of its own limits, and is run down by the
+// time each genmove took until the next time_left.
 
 #include <atomic>
 #include <functional>
