@@ -67,11 +67,17 @@ ConfigSpec MakeSpec() {
   spec.Bool("resign", false, "resign lost games (off by default)");
   spec.Double("resign_threshold", -0.95, -1, 1, "resign below this root value (own view)");
   spec.Int("resign_turns", 3, 1, 1000, "... for this many own moves in a row");
+  spec.Int("analysis_visits", 10000, 1, kMaxVisits,
+           "root visits at which lz-analyze / kata-analyze stop searching (the tree's memory "
+           "grows with them: about 30 KB a visit on 19x19)");
   spec.Int("cleanup_playouts", 100, 1, 100000,
            "random playouts that find dead stones for kgs-genmove_cleanup");
   spec.Int("seed", 0, 0, kMaxSeed, "random seed (0: a fresh random seed)");
   spec.Int("max_moves", 0, 0, kMaxMoveCap, "move cap: genmove passes once reached (0: none)");
   spec.Bool("verbose", true, "one line per generated move on stderr");
+  spec.String("gtp_version", "",
+              "what the version command answers (empty: tengen's code version and the model); "
+              "Lizzie reads it as Leela Zero's and needs 0.N with N >= 15, e.g. 0.17");
   return spec;
 }
 
@@ -143,6 +149,7 @@ int Main(int argc, const char* const argv[]) {
   params.resign_threshold = config.GetDouble("resign_threshold");
   params.resign_turns = static_cast<int>(config.GetInt("resign_turns"));
   params.cleanup.playouts = static_cast<int>(config.GetInt("cleanup_playouts"));
+  params.analysis_visits = static_cast<int>(config.GetInt("analysis_visits"));
   const int threads = static_cast<int>(config.GetInt("threads"));
   const uint64_t seed = SeedOrFresh(config.GetInt("seed"));
   Rng seeder(seed);
@@ -178,7 +185,9 @@ int Main(int argc, const char* const argv[]) {
   options.board_size = board_size;
   options.max_board_size = pos_len;
   options.max_moves = static_cast<int>(config.GetInt("max_moves"));
-  options.version = std::string(CodeVersion()) + " (" + model_name + ")";
+  options.version = config.GetString("gtp_version");
+  if (options.version.empty())
+    options.version = std::string(CodeVersion()) + " (" + model_name + ")";
   logger.Info("tengen-gtp " + std::string(CodeVersion()) + ": model " +
               (model ? model->path : std::string("none (random net)")) + ", pos_len " +
               std::to_string(pos_len) + ", " + std::to_string(threads) + " thread(s), seed " +

@@ -584,8 +584,9 @@ TEST_CASE("gtp: the clock becomes the move's time budget") {
   clock.known = true;
   clock.seconds = 600;
   CHECK(MoveTimeBudget(clock, go::Board(19)) == doctest::Approx(0.9 * 600 / 120));
+  // A clock that has run out gets a moment, never "no limit".
   clock.seconds = 0;
-  CHECK(MoveTimeBudget(clock, go::Board(19)) == 0);
+  CHECK(MoveTimeBudget(clock, go::Board(19)) == doctest::Approx(0.01));
 }
 
 TEST_CASE("gtp: resign answers resign and plays nothing") {

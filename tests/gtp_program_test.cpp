@@ -57,6 +57,12 @@ TEST_CASE("tengen-gtp: the shipped config file works") {
   CHECK(Contains(result.output, "= ko=simple suicide=false komi=7.5 scoring=area\n\n"));
 }
 
+TEST_CASE("tengen-gtp: --gtp-version sets what version answers (Lizzie wants 0.N)") {
+  const ProcessResult result = RunProcess({kBinary, "--gtp-version", "0.17"}, "version\nquit\n");
+  CHECK(result.exit_code == 0);
+  CHECK(Contains(result.output, "= 0.17\n\n"));
+}
+
 TEST_CASE("tengen-gtp: usage errors exit 2 and name the key") {
   {
     const ProcessResult result = RunProcess({kBinary, "--set", "rules.ko=bogus"}, "quit\n");

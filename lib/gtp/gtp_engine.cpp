@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <exception>
@@ -15,6 +16,9 @@
 #include "go/sgf.h"
 #include "go/sgf_game.h"
 #include "gtp/cleanup.h"
+#include "gtp/handicap.h"
+#include "gtp/kata_rules.h"
+#include "gtp/parse.h"
 #include "util/error.h"
 #include "util/publish.h"
 
@@ -54,28 +58,6 @@ bool IsAllDigits(const std::string& text) {
   return true;
 }
 
-// Whole-string integer parse: "12x", "" and values beyond int are rejected.
-bool ParseInt(const std::string& text, int* value) {
-  if (text.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  const long v = std::strtol(text.c_str(), &end, 10);
-  if (errno != 0 || *end != '\0' || v < -1000000000L || v > 1000000000L) return false;
-  *value = static_cast<int>(v);
-  return true;
-}
-
-// Whole-string float parse; "nan" and "inf" are rejected as no sane komi.
-bool ParseFloat(const std::string& text, double* value) {
-  if (text.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (errno != 0 || *end != '\0' || !std::isfinite(v)) return false;
-  *value = v;
-  return true;
-}
-
 std::string FormatNumber(double value) {
   std::ostringstream out;
   out << value;
@@ -101,6 +83,12 @@ std::string OneLine(const std::string& text) {
     if (c == '\n') c = ' ';
   }
   return out;
+}
+
+std::string VertexList(const std::vector<go::Loc>& points, int size) {
+  std::string text;
+  for (const go::Loc loc : points) text += (text.empty() ? "" : " ") + go::LocToGtp(loc, size);
+  return text;
 }
 
 std::string Fail(bool* ok, const std::string& message) {
@@ -139,20 +127,10 @@ GenMoveReply RandomMoveGenerator::GenerateMove(const go::GameState& game,
   return reply;
 }
 
-double MoveTimeBudget(const ClockState& clock, const go::Board& board) {
-  if (!clock.known || clock.seconds <= 0) return 0;
-  int share = clock.stones;
-  if (share <= 0) {
-    int empty = 0;
-    for (int y = 0; y < board.size(); ++y) {
-      for (int x = 0; x < board.size(); ++x) {
-        if (board.At(board.LocOf(x, y)) == go::Color::kEmpty) ++empty;
-      }
-    }
-    share = std::max(10, empty / 3);
-  }
-  // A clock that has run out still gets a moment rather than "no limit".
-  return std::max(0.9 * clock.seconds / share, 0.01);
+void MoveGenerator::Analyze(const go::GameState& /*game*/, go::Color /*color*/,
+                            double /*report_seconds*/, const std::function<bool()>& /*stop*/,
+                            const AnalysisCallback& /*report*/) {
+  throw Error("this move generator cannot analyse");
 }
 
 GtpEngine::GtpEngine(GtpOptions options, std::unique_ptr<MoveGenerator> generator)
@@ -160,12 +138,36 @@ GtpEngine::GtpEngine(GtpOptions options, std::unique_ptr<MoveGenerator> generato
       generator_(std::move(generator)),
       game_(options_.board_size, options_.rules, options_.max_moves) {}
 
+GtpEngine::~GtpEngine() {
+  if (analysis_thread_.joinable()) {
+    analysis_stop_ = true;
+    analysis_thread_.join();
+  }
+}
+
+void GtpEngine::Stream(const std::string& text) {
+  if (!text.empty()) output_(text);
+}
+
+std::string GtpEngine::StopAnalysis() {
+  if (!analysis_thread_.joinable()) return "";
+  analysis_stop_ = true;
+  analysis_thread_.join();
+  output_("\n");  // the empty line that ends the analysis command's answer
+  std::string error;
+  std::swap(error, analysis_error_);
+  return error;
+}
+
 void GtpEngine::ResetGame() {
   game_ = go::GameState(options_.board_size, options_.rules, options_.max_moves);
+  handicap_ = 0;
 }
 
 std::string GtpEngine::HandleLine(const std::string& line, bool* quit) {
   *quit = false;
+  // Any line, even an empty one, ends a running analysis.
+  const std::string analysis_error = StopAnalysis();
   const std::vector<std::string> words = SplitWords(Preprocess(line));
   if (words.empty()) return "";
   Command command;
@@ -176,7 +178,11 @@ std::string GtpEngine::HandleLine(const std::string& line, bool* quit) {
   }
   bool ok = true;
   std::string text;
-  if (first >= words.size()) {
+  streamed_ = false;
+  if (!analysis_error.empty()) {
+    ok = false;
+    text = "analysis failed: " + analysis_error;
+  } else if (first >= words.size()) {
     ok = false;
     text = "syntax error: no command after the id";
   } else {
@@ -194,6 +200,7 @@ std::string GtpEngine::HandleLine(const std::string& line, bool* quit) {
       text = "internal error: unknown exception";
     }
   }
+  if (streamed_ && ok) return text;  // the handler wrote "=id" and a newline itself
   std::string answer = ok ? "=" : "?";
   answer += command.id;
   answer += ' ';
@@ -203,16 +210,22 @@ std::string GtpEngine::HandleLine(const std::string& line, bool* quit) {
 }
 
 void GtpEngine::Run(std::istream& in, std::ostream& out) {
+  // Flush every write: a controller waits for it before sending the next command.
+  Output previous = std::move(output_);
+  output_ = [&out](const std::string& text) {
+    out << text;
+    out.flush();
+  };
   std::string line;
   bool quit = false;
   while (!quit && std::getline(in, line)) {
     const std::string answer = HandleLine(line, &quit);
-    if (answer.empty()) continue;
-    // Flush every answer: a controller waits for it before sending the next command.
-    out << answer;
-    out.flush();
+    if (!answer.empty()) output_(answer);
   }
+  const std::string error = StopAnalysis();  // end of input during an analysis
   out.flush();
+  output_ = std::move(previous);
+  if (!error.empty()) throw Error("analysis failed: " + error);
 }
 
 const std::vector<std::pair<std::string, GtpEngine::Handler>>& GtpEngine::Commands() {
@@ -229,6 +242,13 @@ const std::vector<std::pair<std::string, GtpEngine::Handler>>& GtpEngine::Comman
       {"play", &GtpEngine::PlayCommand},
       {"genmove", &GtpEngine::GenMove},
       {"kgs-genmove_cleanup", &GtpEngine::GenMoveCleanup},
+      {"lz-analyze", &GtpEngine::LzAnalyze},
+      {"kata-analyze", &GtpEngine::KataAnalyze},
+      {"lz-genmove_analyze", &GtpEngine::LzGenMoveAnalyze},
+      // Sabaki's unprefixed names, in Leela Zero's format (as Sayuri answers them too).
+      {"analyze", &GtpEngine::LzAnalyze},
+      {"genmove_analyze", &GtpEngine::LzGenMoveAnalyze},
+      {"kata-genmove_analyze", &GtpEngine::KataGenMoveAnalyze},
       {"undo", &GtpEngine::UndoCommand},
       {"showboard", &GtpEngine::ShowBoard},
       {"final_score", &GtpEngine::FinalScore},
@@ -238,6 +258,12 @@ const std::vector<std::pair<std::string, GtpEngine::Handler>>& GtpEngine::Comman
       {"final_status_list", &GtpEngine::FinalStatusList},
       {"time_settings", &GtpEngine::TimeSettings},
       {"time_left", &GtpEngine::TimeLeft},
+      {"kgs-time_settings", &GtpEngine::KgsTimeSettings},
+      {"fixed_handicap", &GtpEngine::FixedHandicap},
+      {"place_free_handicap", &GtpEngine::PlaceFreeHandicap},
+      {"set_free_handicap", &GtpEngine::SetFreeHandicap},
+      {"kata-get-rules", &GtpEngine::KataGetRules},
+      {"kata-set-rules", &GtpEngine::KataSetRules},
       {"tengen-rules", &GtpEngine::RulesCommand},
   };
   return kCommands;
@@ -327,25 +353,101 @@ std::string GtpEngine::PlayCommand(const Command& command, bool* ok) {
 }
 
 std::string GtpEngine::GenMove(const Command& command, bool* ok) {
-  return GenerateAndPlay(command, /*cleanup=*/false, ok);
+  GenMoveRequest request;
+  if (command.args.size() != 1) return Fail(ok, "syntax error");
+  if (!go::ParseColor(command.args[0], &request.color)) return Fail(ok, "invalid color");
+  return GenerateAndPlay(request, ok);
 }
 
 std::string GtpEngine::GenMoveCleanup(const Command& command, bool* ok) {
-  return GenerateAndPlay(command, /*cleanup=*/true, ok);
-}
-
-std::string GtpEngine::GenerateAndPlay(const Command& command, bool cleanup, bool* ok) {
   GenMoveRequest request;
-  request.cleanup = cleanup;
+  request.cleanup = true;
   if (command.args.size() != 1) return Fail(ok, "syntax error");
   if (!go::ParseColor(command.args[0], &request.color)) return Fail(ok, "invalid color");
-  if (time_limited_) {
-    request.max_seconds =
-        MoveTimeBudget(clocks_[request.color == go::Color::kWhite ? 1 : 0], game_.board());
+  return GenerateAndPlay(request, ok);
+}
+
+std::string GtpEngine::LzAnalyze(const Command& command, bool* ok) {
+  return StartAnalysis(command, AnalysisFormat::kLeelaZero, ok);
+}
+
+std::string GtpEngine::KataAnalyze(const Command& command, bool* ok) {
+  return StartAnalysis(command, AnalysisFormat::kKataGo, ok);
+}
+
+std::string GtpEngine::StartAnalysis(const Command& command, AnalysisFormat format, bool* ok) {
+  AnalysisRequest request;
+  std::string error;
+  if (!ParseAnalysisArgs(command.args, format, &request, &error)) return Fail(ok, error);
+  if (!output_) return Fail(ok, "analysis needs a streamed output (GtpEngine::Run)");
+  if (!generator_->CanAnalyze()) return Fail(ok, "this engine's move generator cannot analyse");
+  const go::Color color = request.has_color ? request.color : game_.to_move();
+  output_("=" + command.id + "\n");
+  streamed_ = true;
+  analysis_stop_ = false;
+  analysis_thread_ = std::thread([this, game = game_, color, request, format] {
+    // The thread body catches: its error becomes the answer to the next command.
+    try {
+      generator_->Analyze(
+          game, color, request.interval_seconds, [this] { return analysis_stop_.load(); },
+          [&](const AnalysisReport& report) { Stream(FormatAnalysis(report, format, request)); });
+    } catch (const std::exception& e) {
+      analysis_error_ = e.what();
+    } catch (...) {
+      analysis_error_ = "unknown exception";
+    }
+  });
+  return "";
+}
+
+std::string GtpEngine::LzGenMoveAnalyze(const Command& command, bool* ok) {
+  return GenMoveAnalyze(command, AnalysisFormat::kLeelaZero, ok);
+}
+
+std::string GtpEngine::KataGenMoveAnalyze(const Command& command, bool* ok) {
+  return GenMoveAnalyze(command, AnalysisFormat::kKataGo, ok);
+}
+
+// Answers "=id", the reports, then "play MOVE" and the empty line (KataGo's format).
+std::string GtpEngine::GenMoveAnalyze(const Command& command, AnalysisFormat format, bool* ok) {
+  AnalysisRequest analysis;
+  std::string error;
+  if (!ParseAnalysisArgs(command.args, format, &analysis, &error)) return Fail(ok, error);
+  if (!output_) return Fail(ok, "analysis needs a streamed output (GtpEngine::Run)");
+  GenMoveRequest request;
+  request.color = analysis.has_color ? analysis.color : game_.to_move();
+  request.report_seconds = analysis.interval_seconds;
+  request.report = [&](const AnalysisReport& report) {
+    Stream(FormatAnalysis(report, format, analysis));
+  };
+  output_("=" + command.id + "\n");
+  streamed_ = true;
+  std::string move;
+  try {
+    move = GenerateAndPlay(request, ok);
+  } catch (const std::exception& e) {
+    move = Fail(ok, std::string("internal error: ") + e.what());
   }
+  if (!*ok) {
+    // The answer has begun: the error goes in its last line rather than a "?" answer.
+    *ok = true;
+    return "error " + OneLine(move) + "\n\n";
+  }
+  return "play " + move + "\n\n";
+}
+
+std::string GtpEngine::GenerateAndPlay(GenMoveRequest request, bool* ok) {
+  ClockState& clock = clocks_[request.color == go::Color::kWhite ? 1 : 0];
+  if (time_limited_) request.max_seconds = MoveTimeBudget(clock, game_.board());
   // At the move cap the game is over for us: pass rather than extend it.
   GenMoveReply reply;
+  const auto start = std::chrono::steady_clock::now();
   if (!game_.ReachedMoveCap()) reply = generator_->GenerateMove(game_, request);
+  if (time_limited_) {
+    RunDownClock(time_control_,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                 &clock);
+  }
   if (reply.resign) return "resign";
   const go::Move move{reply.loc, request.color};
   const go::Illegal reason = game_.Check(move);
@@ -428,6 +530,13 @@ std::string GtpEngine::LoadSgf(const Command& command, bool* ok) {
     options_.board_size = record.size;
     options_.rules = rules;
     game_ = std::move(game);
+    handicap_ = 0;
+    for (const auto& property : record.extra_properties) {
+      int stones = 0;
+      if (property.first == "HA" && ParseInt(property.second, &stones) && stones >= 2) {
+        handicap_ = stones;
+      }
+    }
   } catch (const std::exception& e) {
     // Whatever went wrong, the game in progress is kept and the controller told why.
     return Fail(ok, std::string("cannot load file: ") + e.what());
@@ -437,7 +546,9 @@ std::string GtpEngine::LoadSgf(const Command& command, bool* ok) {
 
 std::string GtpEngine::PrintSgf(const Command& command, bool* ok) {
   if (command.args.size() > 1) return Fail(ok, "syntax error");
-  const std::string sgf = go::WriteSgf(go::RecordFromGame(game_));
+  go::SgfRecord record = go::RecordFromGame(game_);
+  if (handicap_ > 0) record.extra_properties.push_back({"HA", std::to_string(handicap_)});
+  const std::string sgf = go::WriteSgf(record);
   if (command.args.empty()) return sgf;
   try {
     PublishFile(command.args[0], sgf + "\n");
@@ -516,16 +627,66 @@ std::string GtpEngine::TimeSettings(const Command& command, bool* ok) {
       main_time < 0 || byo_yomi_time < 0 || byo_yomi_stones < 0) {
     return Fail(ok, "syntax error");
   }
-  time_limited_ = main_time > 0 || byo_yomi_time > 0;
+  TimeControl control;
+  control.main_seconds = main_time;
+  control.period_seconds = byo_yomi_time;
+  control.period_count = std::max(1, byo_yomi_stones);
+  control.system = byo_yomi_time > 0 ? TimeSystem::kCanadian
+                   : main_time > 0   ? TimeSystem::kAbsolute
+                                     : TimeSystem::kNone;
+  SetTimeControl(control);
+  return "";
+}
+
+// kgs-time_settings none | absolute MAIN | byoyomi MAIN PERIOD PERIODS |
+// canadian MAIN PERIOD STONES (KataGo's docs/GTP_Extensions.md; times in seconds, may be
+// fractions).
+std::string GtpEngine::KgsTimeSettings(const Command& command, bool* ok) {
+  static const std::vector<std::pair<std::string, size_t>> kKinds = {
+      {"none", 1}, {"absolute", 2}, {"byoyomi", 4}, {"canadian", 4}};
+  if (command.args.empty()) return Fail(ok, "syntax error");
+  const std::string& kind = command.args[0];
+  const auto found = std::find_if(kKinds.begin(), kKinds.end(),
+                                  [&](const auto& entry) { return entry.first == kind; });
+  if (found == kKinds.end()) {
+    return Fail(ok, "syntax error: time system must be none, absolute, byoyomi or canadian");
+  }
+  if (command.args.size() != found->second) return Fail(ok, "syntax error");
+  TimeControl control;
+  if (kind != "none" &&
+      (!ParseFloat(command.args[1], &control.main_seconds) || control.main_seconds < 0)) {
+    return Fail(ok, "syntax error");
+  }
+  if (kind == "byoyomi" || kind == "canadian") {
+    if (!ParseFloat(command.args[2], &control.period_seconds) || control.period_seconds < 0 ||
+        !ParseInt(command.args[3], &control.period_count) || control.period_count < 1) {
+      return Fail(ok, "syntax error");
+    }
+    control.system = kind == "byoyomi" ? TimeSystem::kByoyomi : TimeSystem::kCanadian;
+    if (control.period_seconds <= 0) control.system = TimeSystem::kAbsolute;
+  } else if (kind == "absolute") {
+    control.system = TimeSystem::kAbsolute;
+  }
+  if (control.system == TimeSystem::kAbsolute && control.main_seconds <= 0) {
+    control.system = TimeSystem::kNone;
+  }
+  SetTimeControl(control);
+  return "";
+}
+
+void GtpEngine::SetTimeControl(const TimeControl& control) {
+  time_control_ = control;
+  time_limited_ = control.system != TimeSystem::kNone;
   for (ClockState& clock : clocks_) {
     clock = ClockState();
     // Until time_left says otherwise, the clock is the start of the main time (or of the
     // first byo-yomi period).
     clock.known = time_limited_;
-    clock.seconds = main_time > 0 ? main_time : byo_yomi_time;
-    clock.stones = main_time > 0 ? 0 : byo_yomi_stones;
+    clock.byoyomi = control.system == TimeSystem::kByoyomi;
+    const bool main = control.main_seconds > 0 || control.system == TimeSystem::kAbsolute;
+    clock.seconds = main ? control.main_seconds : control.period_seconds;
+    clock.stones = main ? 0 : control.period_count;
   }
-  return "";
 }
 
 // time_left color time stones (GTP 2, section 6.3.6).
@@ -542,6 +703,7 @@ std::string GtpEngine::TimeLeft(const Command& command, bool* ok) {
   ClockState& clock = clocks_[color == go::Color::kWhite ? 1 : 0];
   time_limited_ = true;  // a controller may send time_left without time_settings
   clock.known = true;
+  clock.byoyomi = time_control_.system == TimeSystem::kByoyomi;
   clock.seconds = seconds;
   clock.stones = stones;
   return "";
@@ -553,6 +715,94 @@ std::string GtpEngine::RulesCommand(const Command& command, bool* ok) {
   return std::string("ko=") + go::KoRuleName(rules.ko) +
          " suicide=" + (rules.suicide ? "true" : "false") + " komi=" + FormatNumber(rules.komi) +
          " scoring=area";
+}
+
+// fixed_handicap N (GTP 2, section 6.3.2): the GTP table's points, white to move.
+std::string GtpEngine::FixedHandicap(const Command& command, bool* ok) {
+  int stones = 0;
+  if (command.args.size() != 1 || !ParseInt(command.args[0], &stones)) {
+    return Fail(ok, "syntax error");
+  }
+  const std::vector<go::Loc> points = FixedHandicapPoints(game_.size(), stones);
+  if (points.empty()) return Fail(ok, "invalid number of stones");
+  const std::string error = PlaceHandicap(points);
+  if (!error.empty()) return Fail(ok, error);
+  return VertexList(points, game_.size());
+}
+
+// place_free_handicap N: the engine's choice (gtp/handicap.h).
+std::string GtpEngine::PlaceFreeHandicap(const Command& command, bool* ok) {
+  int stones = 0;
+  if (command.args.size() != 1 || !ParseInt(command.args[0], &stones)) {
+    return Fail(ok, "syntax error");
+  }
+  const int size = game_.size();
+  if (stones < 2 || stones >= size * size) return Fail(ok, "invalid number of stones");
+  const std::vector<go::Loc> points = FreeHandicapPoints(size, stones);
+  const std::string error = PlaceHandicap(points);
+  if (!error.empty()) return Fail(ok, error);
+  return VertexList(points, size);
+}
+
+// set_free_handicap VERTICES: the controller's choice, at least 2 distinct points and fewer
+// than the whole board.
+std::string GtpEngine::SetFreeHandicap(const Command& command, bool* ok) {
+  const int size = game_.size();
+  if (command.args.size() < 2 || static_cast<int>(command.args.size()) >= size * size) {
+    return Fail(ok, "bad vertex list");
+  }
+  std::vector<go::Loc> points;
+  for (const std::string& vertex : command.args) {
+    go::Loc loc = go::kPassLoc;
+    if (!go::ParseGtpVertex(vertex, size, &loc) || loc == go::kPassLoc ||
+        std::find(points.begin(), points.end(), loc) != points.end()) {
+      return Fail(ok, "bad vertex list");
+    }
+    points.push_back(loc);
+  }
+  const std::string error = PlaceHandicap(points);
+  if (!error.empty()) return Fail(ok, error);
+  return "";
+}
+
+std::string GtpEngine::PlaceHandicap(const std::vector<go::Loc>& stones) {
+  const go::Board& board = game_.board();
+  for (int y = 0; y < board.size(); ++y) {
+    for (int x = 0; x < board.size(); ++x) {
+      if (board.At(board.LocOf(x, y)) != go::Color::kEmpty) return "board not empty";
+    }
+  }
+  if (!game_.moves().empty()) return "board not empty";
+  go::Board initial(game_.size());
+  for (const go::Loc loc : stones) initial.SetStone(loc, go::Color::kBlack);
+  game_ = go::GameState(initial, game_.rules(), go::Color::kWhite, options_.max_moves);
+  handicap_ = static_cast<int>(stones.size());
+  return "";
+}
+
+std::string GtpEngine::KataGetRules(const Command& command, bool* ok) {
+  if (!command.args.empty()) return Fail(ok, "syntax error");
+  return KataRulesJson(game_.rules());
+}
+
+// kata-set-rules RULES: the game so far is replayed under the new rules (a move they forbid
+// is an error, and nothing changes).
+std::string GtpEngine::KataSetRules(const Command& command, bool* ok) {
+  if (command.args.empty()) return Fail(ok, "syntax error");
+  std::string text;
+  for (const std::string& arg : command.args) text += (text.empty() ? "" : " ") + arg;
+  go::Rules rules = game_.rules();
+  std::string error;
+  if (!ParseKataRules(text, &rules, &error)) return Fail(ok, error);
+  go::SgfRecord record = go::RecordFromGame(game_);
+  record.rules = rules;
+  try {
+    game_ = go::ReplaySgf(record, -1, options_.max_moves);
+  } catch (const std::exception& e) {
+    return Fail(ok, std::string("the game so far breaks these rules: ") + e.what());
+  }
+  options_.rules = rules;
+  return "";
 }
 
 }  // namespace tengen::gtp

@@ -1,23 +1,30 @@
 #pragma once
 // A GTP version 2 engine over a GameState: the protocol (ids, comments, error answers), board
-// and rules commands, SGF load/print, clock commands, and genmove / kgs-genmove_cleanup through
-// a pluggable MoveGenerator (gtp/search_player.h plays with MCTS; RandomMoveGenerator plays
-// random legal moves). It never throws on bad input: every malformed or illegal command gets a
-// "?" answer.
+// and rules commands (KataGo's kata-get-rules / kata-set-rules too, gtp/kata_rules.h), handicap
+// (gtp/handicap.h), SGF load/print, clock commands, live analysis (gtp/analysis.h), and
+// genmove / kgs-genmove_cleanup through a pluggable MoveGenerator (gtp/search_player.h plays
+// with MCTS; RandomMoveGenerator plays random legal moves). It never throws on bad input:
+// every malformed or illegal command gets a "?" answer.
 //
-// Clock: time_settings and time_left are accepted (Sabaki, GoGui and KGS send them); the
-// seconds left on the mover's clock become a per-move time budget in GenMoveRequest (see
-// MoveTimeBudget), which a generator applies on top of its own limits.
+// Clock: time_settings, kgs-time_settings and time_left are accepted (Sabaki, GoGui and KGS
+// send them); the mover's clock becomes a per-move time budget in GenMoveRequest (see
+// gtp/clock.h), which a generator applies on top of its own limits, and is run down by the
+// time each genmove took until the next time_left.
 
+#include <atomic>
+#include <functional>
 #include <istream>
 #include <memory>
 #include <ostream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "go/game.h"
 #include "go/rules.h"
+#include "gtp/analysis.h"
+#include "gtp/clock.h"
 #include "util/rng.h"
 
 namespace tengen::gtp {
@@ -30,6 +37,10 @@ struct GenMoveRequest {
   bool cleanup = false;
   // Seconds this move may take by the controller's clock (time_left); <= 0: no clock limit.
   double max_seconds = 0;
+  // lz-genmove_analyze / kata-genmove_analyze: with a callback and a positive interval, the
+  // generator reports its search every report_seconds while it runs, and once at its end.
+  double report_seconds = 0;
+  AnalysisCallback report;
 };
 
 struct GenMoveReply {
@@ -42,6 +53,15 @@ class MoveGenerator {
  public:
   virtual ~MoveGenerator() = default;
   virtual GenMoveReply GenerateMove(const go::GameState& game, const GenMoveRequest& request) = 0;
+
+  // Analysis (lz-analyze, kata-analyze): whether Analyze works, and the search itself, for
+  // `color` to move on `game`, until stop() returns true (polled often: the engine expects the
+  // call to return within a few milliseconds of it), calling report every report_seconds (0:
+  // never). A generator that analyses keeps what it found for the next GenerateMove
+  // (pondering). The default cannot analyse and throws.
+  virtual bool CanAnalyze() const { return false; }
+  virtual void Analyze(const go::GameState& game, go::Color color, double report_seconds,
+                       const std::function<bool()>& stop, const AnalysisCallback& report);
 };
 
 // A uniformly random legal move that does not fill the mover's own single-point eye. It never
@@ -55,20 +75,6 @@ class RandomMoveGenerator : public MoveGenerator {
   Rng rng_;
 };
 
-// The controller's clock for one colour (time_settings / time_left).
-struct ClockState {
-  bool known = false;  // set by time_settings or time_left
-  double seconds = 0;  // left in the current period
-  int stones = 0;      // stones to play in it (0: main time, or no byo-yomi)
-};
-
-// Seconds to spend on this move given the clock: a 1/stones share of a byo-yomi period, or in
-// main time a 1/max(10, empty points / 3) share (so a 9x9 game with 60 s left spends 2 s
-// on move one); 90% of that, leaving the rest for pipes and process scheduling. 0 when the
-// clock is unknown or there is no time limit (time_settings with 0 byo-yomi time and 0 main
-// time means "no limit" in GTP).
-double MoveTimeBudget(const ClockState& clock, const go::Board& board);
-
 struct GtpOptions {
   go::Rules rules;
   int board_size = 19;
@@ -79,9 +85,26 @@ struct GtpOptions {
   std::string version = "0.1";
 };
 
+// Streaming (lz-analyze, kata-analyze). An analysis command's answer starts at once ("=id" and
+// a newline), then the analysis runs on a background thread whose reports go out as "info"
+// lines at the interval; the next line of input (any command, or an empty line) stops it
+// within a few milliseconds and ends the answer with its empty line, before that command is
+// handled. lz-genmove_analyze and kata-genmove_analyze stream reports while genmove searches
+// and end with "play MOVE". Both write through the engine's output (set_output; Run sets it to
+// its stream), from one thread at a time. An error in the analysis thread is the answer to the
+// next command.
 class GtpEngine {
  public:
+  // Writes text to the controller as it is.
+  using Output = std::function<void(const std::string&)>;
+
   GtpEngine(GtpOptions options, std::unique_ptr<MoveGenerator> generator);
+  ~GtpEngine();  // stops a running analysis
+  GtpEngine(const GtpEngine&) = delete;
+  GtpEngine& operator=(const GtpEngine&) = delete;
+
+  // Where streamed answers go; without one the analysis commands answer with an error.
+  void set_output(Output output) { output_ = std::move(output); }
 
   // Handles one line of input and returns the whole answer ("=id text\n\n" or "?id error\n\n"),
   // or "" for a blank or comment-only line. Sets *quit after the quit command.
@@ -112,7 +135,17 @@ class GtpEngine {
   std::string PlayCommand(const Command& command, bool* ok);
   std::string GenMove(const Command& command, bool* ok);
   std::string GenMoveCleanup(const Command& command, bool* ok);
-  std::string GenerateAndPlay(const Command& command, bool cleanup, bool* ok);
+  std::string GenerateAndPlay(GenMoveRequest request, bool* ok);
+  std::string LzAnalyze(const Command& command, bool* ok);
+  std::string KataAnalyze(const Command& command, bool* ok);
+  std::string StartAnalysis(const Command& command, AnalysisFormat format, bool* ok);
+  std::string LzGenMoveAnalyze(const Command& command, bool* ok);
+  std::string KataGenMoveAnalyze(const Command& command, bool* ok);
+  std::string GenMoveAnalyze(const Command& command, AnalysisFormat format, bool* ok);
+  // Writes non-empty text through output_.
+  void Stream(const std::string& text);
+  // Stops a running analysis and ends its answer; returns the analysis thread's error, or "".
+  std::string StopAnalysis();
   std::string UndoCommand(const Command& command, bool* ok);
   std::string ShowBoard(const Command& command, bool* ok);
   std::string FinalScore(const Command& command, bool* ok);
@@ -123,6 +156,15 @@ class GtpEngine {
   std::string FinalStatusList(const Command& command, bool* ok);
   std::string TimeSettings(const Command& command, bool* ok);
   std::string TimeLeft(const Command& command, bool* ok);
+  std::string KgsTimeSettings(const Command& command, bool* ok);
+  void SetTimeControl(const TimeControl& control);
+  std::string FixedHandicap(const Command& command, bool* ok);
+  std::string PlaceFreeHandicap(const Command& command, bool* ok);
+  std::string SetFreeHandicap(const Command& command, bool* ok);
+  // Puts black stones on an empty board, white to move; "" or the error.
+  std::string PlaceHandicap(const std::vector<go::Loc>& stones);
+  std::string KataGetRules(const Command& command, bool* ok);
+  std::string KataSetRules(const Command& command, bool* ok);
   // A fresh game with the current size, rules and move cap.
   void ResetGame();
 
@@ -132,8 +174,16 @@ class GtpEngine {
   std::unique_ptr<MoveGenerator> generator_;
   go::GameState game_;
   bool time_limited_ = false;  // time_settings gave a main or byo-yomi time
-  ClockState clocks_[2];       // black, white
-  Rng status_rng_{20260101};   // final_status_list's playouts: a fixed seed, repeatable answers
+  TimeControl time_control_;
+  ClockState clocks_[2];      // black, white
+  int handicap_ = 0;          // handicap stones of the game (fixed, free or SGF HA); 0: none
+  Rng status_rng_{20260101};  // final_status_list's playouts: a fixed seed, repeatable answers
+
+  Output output_;
+  bool streamed_ = false;  // the handler has written the start of its answer through output_
+  std::thread analysis_thread_;
+  std::atomic<bool> analysis_stop_{false};
+  std::string analysis_error_;  // written by the analysis thread, read after joining it
 };
 
 }  // namespace tengen::gtp

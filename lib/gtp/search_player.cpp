@@ -6,6 +6,7 @@
 #include <functional>
 #include <iomanip>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <thread>
 #include <tuple>
@@ -17,6 +18,18 @@ namespace tengen::gtp {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// How often an analysis that reached its visit cap looks for the stop request: well within
+// the 100 ms a GUI may wait for the next command's answer.
+constexpr int kStopPollMs = 5;
+
+// A stop predicate that is true once `limit` seconds have passed (never for limit <= 0).
+std::function<bool()> DeadlineStop(double limit) {
+  if (limit <= 0) return [] { return false; };
+  const Clock::time_point deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                        std::chrono::duration<double>(limit));
+  return [deadline] { return Clock::now() >= deadline; };
+}
 
 // Whether `later` is `earlier` with zero or more moves added (so a tree rooted at `earlier`
 // can be advanced to it).
@@ -43,6 +56,13 @@ go::GameState SearchState(const go::GameState& game, go::Color color) {
 }
 
 }  // namespace
+
+double SearchPlayer::TimeLimit(const GenMoveRequest& request) const {
+  double limit = params_.seconds_per_move;
+  if (request.max_seconds > 0)
+    limit = limit > 0 ? std::min(limit, request.max_seconds) : request.max_seconds;
+  return limit;
+}
 
 struct SearchPlayer::Tree {
   Tree(const search::SearchParams& params, search::LeafEvaluator& evaluator, uint64_t seed)
@@ -92,41 +112,58 @@ bool SearchPlayer::SetRoots(const go::GameState& state) {
   return all_followed;
 }
 
-std::vector<int> SearchPlayer::RunSearches(double max_seconds) {
-  const Clock::time_point start = Clock::now();
-  double limit = params_.seconds_per_move;
-  if (max_seconds > 0) limit = limit > 0 ? std::min(limit, max_seconds) : max_seconds;
-  const bool timed = limit > 0;
-  const Clock::time_point deadline =
-      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit));
-  const std::function<bool()> stop = [&] { return timed && Clock::now() >= deadline; };
+int SearchPlayer::PerTree(int visits) const {
   const int num_trees = static_cast<int>(trees_.size());
-  const int per_tree = params_.visits > 0 ? (params_.visits + num_trees - 1) / num_trees
-                                          : std::numeric_limits<int>::max() / 2;
+  return visits > 0 ? (visits + num_trees - 1) / num_trees : std::numeric_limits<int>::max() / 2;
+}
 
+void SearchPlayer::RunTrees(int per_tree, const std::function<bool()>& stop) {
+  if (trees_.size() == 1) {
+    trees_[0]->result = trees_[0]->search.Run(per_tree, /*full_search=*/false, stop);
+    return;
+  }
+  // Each thread body catches: the first error is rethrown here once all have stopped.
+  std::vector<std::exception_ptr> errors(trees_.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < trees_.size(); ++i) {
+    threads.emplace_back([&, i] {
+      try {
+        trees_[i]->result = trees_[i]->search.Run(per_tree, /*full_search=*/false, stop);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const std::exception_ptr& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
+}
+
+std::vector<int> SearchPlayer::RunSearches(int per_tree, const std::function<bool()>& stop,
+                                           double report_seconds, const AnalysisCallback& report,
+                                           bool final_report) {
+  const Clock::time_point start = Clock::now();
   summary_ = SearchSummary();
   for (const std::unique_ptr<Tree>& tree : trees_) {
     summary_.reused_visits += tree->search.root_visits();
   }
-  if (num_trees == 1) {
-    trees_[0]->result = trees_[0]->search.Run(per_tree, /*full_search=*/false, stop);
+  const bool reporting = report && report_seconds > 0;
+  if (!reporting) {
+    RunTrees(per_tree, stop);
   } else {
-    // Each thread body catches: the first error is rethrown here once all have stopped.
-    std::vector<std::exception_ptr> errors(trees_.size());
-    std::vector<std::thread> threads;
-    for (size_t i = 0; i < trees_.size(); ++i) {
-      threads.emplace_back([&, i] {
-        try {
-          trees_[i]->result = trees_[i]->search.Run(per_tree, /*full_search=*/false, stop);
-        } catch (...) {
-          errors[i] = std::current_exception();
-        }
+    const auto interval =
+        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(report_seconds));
+    while (true) {
+      const Clock::time_point next = Clock::now() + interval;
+      RunTrees(per_tree, [&] { return stop() || Clock::now() >= next; });
+      const bool done = std::all_of(trees_.begin(), trees_.end(), [&](const auto& tree) {
+        return tree->search.root_visits() >= per_tree;
       });
+      if (done || stop()) break;
+      report(MakeReport());
     }
-    for (std::thread& thread : threads) thread.join();
-    for (const std::exception_ptr& error : errors) {
-      if (error) std::rethrow_exception(error);
-    }
+    if (final_report) report(MakeReport());
   }
 
   const int num_moves = static_cast<int>(trees_[0]->result.visits.size());
@@ -143,6 +180,58 @@ std::vector<int> SearchPlayer::RunSearches(double max_seconds) {
   summary_.score = static_cast<float>(score_sum / std::max(1, summary_.visits));
   summary_.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return visits;
+}
+
+AnalysisReport SearchPlayer::MakeReport() const {
+  AnalysisReport report;
+  report.size = trees_[0]->search.root_state().size();
+  std::map<go::Loc, AnalysisMove> merged;
+  std::map<go::Loc, int> pv_visits;  // visits of the tree whose pv a move has
+  for (const std::unique_ptr<Tree>& tree : trees_) {
+    for (search::RootMoveInfo& info : tree->search.RootMoves(params_.analysis_pv_length)) {
+      AnalysisMove& move = merged[info.move];
+      const double total = move.visits + info.visits;
+      const double winrate = (info.value + 1) / 2;
+      move.move = info.move;
+      move.winrate = (move.winrate * move.visits + winrate * info.visits) / total;
+      move.score_lead = (move.score_lead * move.visits + info.score * info.visits) / total;
+      if (move.visits == 0) move.prior = info.prior;
+      move.visits += info.visits;
+      if (info.visits > pv_visits[info.move]) {
+        pv_visits[info.move] = info.visits;
+        move.pv = std::move(info.pv);
+      }
+    }
+  }
+  for (auto& entry : merged) {
+    entry.second.lcb = WinrateLcb(entry.second.winrate, entry.second.visits);
+    report.moves.push_back(std::move(entry.second));
+  }
+  std::sort(report.moves.begin(), report.moves.end(), [](const auto& a, const auto& b) {
+    return a.visits != b.visits ? a.visits > b.visits : a.prior > b.prior;
+  });
+  report.ownership = trees_[0]->search.root_ownership();
+  return report;
+}
+
+void SearchPlayer::Analyze(const go::GameState& game, go::Color color, double report_seconds,
+                           const std::function<bool()>& stop, const AnalysisCallback& report) {
+  SetRoots(SearchState(game, color));
+  RunSearches(PerTree(params_.analysis_visits), stop, report_seconds, report,
+              /*final_report=*/false);
+  // At the visit cap the search is over but the analysis is not: the report is repeated at
+  // the interval until the controller sends its next command.
+  const auto poll = std::chrono::milliseconds(kStopPollMs);
+  Clock::time_point next = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                              std::chrono::duration<double>(report_seconds));
+  while (!stop()) {
+    std::this_thread::sleep_for(poll);
+    if (report && report_seconds > 0 && Clock::now() >= next) {
+      report(MakeReport());
+      next += std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double>(report_seconds));
+    }
+  }
 }
 
 GenMoveReply SearchPlayer::GenerateMove(const go::GameState& game, const GenMoveRequest& request) {
@@ -184,13 +273,17 @@ GenMoveReply SearchPlayer::ChooseMove(const go::GameState& game, const go::GameS
       summary_ = SearchSummary();
       return reply;
     }
-    const std::vector<int> visits = RunSearches(request.max_seconds);  // resets summary_
+    const std::vector<int> visits =
+        RunSearches(PerTree(params_.visits),
+                    DeadlineStop(TimeLimit(request)));  // resets summary_
     summary_.dead_stones = dead;
     reply.loc = ChooseCleanupMove(game, request.color, ownership, params_.cleanup.dead_threshold,
                                   visits, rng_);
     return reply;
   }
-  const std::vector<int> visits = RunSearches(request.max_seconds);
+  const std::vector<int> visits =
+      RunSearches(PerTree(params_.visits), DeadlineStop(TimeLimit(request)), request.report_seconds,
+                  request.report, /*final_report=*/true);
   const int size = game.size();
   if (params_.resign) {
     int& low_turns = low_value_turns_[request.color == go::Color::kWhite ? 1 : 0];

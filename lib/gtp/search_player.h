@@ -27,11 +27,21 @@
 // its own moves in a row whose root value (its view, in [-1, 1]) is below `resign_threshold`.
 // Never in cleanup mode.
 //
+// Analysis (lz-analyze, kata-analyze; Analyze). The trees search the position with no limit
+// but analysis_visits root visits over all trees (a tree's memory grows with its visits:
+// about 30 KB per visit on 19x19), pausing every report interval to merge their root children
+// into one report (visits summed, values averaged by visits, the principal variation of the
+// tree that visited the move most; the ownership is the net's at the first tree's root, not
+// an average over the search as KataGo's). The trees are kept, so the next genmove on the
+// position (or one that follows on from it) starts from them: pondering. lz-genmove_analyze
+// and kata-genmove_analyze are genmove with the same reports along the way.
+//
 // Cleanup mode (kgs-genmove_cleanup): see gtp/cleanup.h. With dead opponent stones on the
 // board the search runs and its root visits rank the cleanup moves; without, the answer is a
 // pass and no search runs.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,6 +65,8 @@ struct SearchPlayerParams {
   double resign_threshold = -0.95;
   int resign_turns = 3;
   CleanupParams cleanup;
+  int analysis_visits = 10000;  // root visits over all trees at which analysis stops searching
+  int analysis_pv_length = 15;  // moves per principal variation in analysis reports (KataGo's)
 };
 
 // What the last genmove found, for the log line the program prints.
@@ -79,6 +91,9 @@ class SearchPlayer : public MoveGenerator {
   SearchPlayer& operator=(const SearchPlayer&) = delete;
 
   GenMoveReply GenerateMove(const go::GameState& game, const GenMoveRequest& request) override;
+  bool CanAnalyze() const override { return true; }
+  void Analyze(const go::GameState& game, go::Color color, double report_seconds,
+               const std::function<bool()>& stop, const AnalysisCallback& report) override;
 
   const SearchSummary& last_summary() const { return summary_; }
 
@@ -87,8 +102,22 @@ class SearchPlayer : public MoveGenerator {
   // Puts every tree's root on `state`, reusing what follows on (see the header comment);
   // true when every tree followed on.
   bool SetRoots(const go::GameState& state);
-  // Runs every tree; returns the summed root visits per move index and fills summary_.
-  std::vector<int> RunSearches(double max_seconds);
+  // Runs every tree until it has per_tree root visits or stop() returns true; with a report
+  // callback and a positive interval, pauses every report_seconds to report, and with
+  // final_report reports once more at the end. Returns the summed root visits per move index
+  // and fills summary_.
+  std::vector<int> RunSearches(int per_tree, const std::function<bool()>& stop,
+                               double report_seconds = 0, const AnalysisCallback& report = {},
+                               bool final_report = false);
+  // One round: every tree searched (in parallel when there are several) until per_tree root
+  // visits or stop().
+  void RunTrees(int per_tree, const std::function<bool()>& stop);
+  // Seconds this move may take: seconds_per_move and the clock's share, the smaller (0: none).
+  double TimeLimit(const GenMoveRequest& request) const;
+  // Root visits per tree for `visits` over all trees (0: no limit).
+  int PerTree(int visits) const;
+  // The trees' root children merged into one report (see the header comment).
+  AnalysisReport MakeReport() const;
   GenMoveReply ChooseMove(const go::GameState& game, const go::GameState& state,
                           const GenMoveRequest& request);
 

@@ -365,6 +365,32 @@ SearchResult Search::Run(int visits, bool full_search, const std::function<bool(
   return MakeResult(full_search);
 }
 
+std::vector<RootMoveInfo> Search::RootMoves(int max_pv) const {
+  std::vector<RootMoveInfo> moves;
+  for (const Node& child : root_.children) {
+    if (child.visits == 0) continue;
+    RootMoveInfo info;
+    info.move = child.move;
+    info.visits = child.visits;
+    info.prior = child.prior;
+    info.value = child.value_sum / child.visits;
+    info.score = child.score_sum / child.visits;
+    const Node* node = &child;
+    while (node != nullptr && static_cast<int>(info.pv.size()) < max_pv) {
+      info.pv.push_back(node->move);
+      const Node* next = nullptr;
+      for (const Node& grandchild : node->children) {
+        if (grandchild.visits > 0 && (next == nullptr || grandchild.visits > next->visits)) {
+          next = &grandchild;
+        }
+      }
+      node = next;
+    }
+    moves.push_back(std::move(info));
+  }
+  return moves;
+}
+
 SearchResult Search::MakeResult(bool full_search) const {
   const int size = root_state_.size();
   const int num_moves = size * size + 1;

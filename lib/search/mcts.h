@@ -135,6 +135,18 @@ struct SearchResult {
   go::Loc ChooseMove(double temperature, Rng& rng) const;
 };
 
+// One visited root child, for analysis output (GTP lz-analyze / kata-analyze, gtp/analysis.h).
+struct RootMoveInfo {
+  go::Loc move = go::kPassLoc;
+  int visits = 0;
+  float prior = 0;   // the evaluator's, renormalised over the legal moves
+  double value = 0;  // mean backed-up value in [-1, 1], root side to move's view
+  double score = 0;  // mean score lead, root side to move's view
+  // The principal variation from this move on: the move, then the most visited child of each
+  // node below it while that child has visits.
+  std::vector<go::Loc> pv;
+};
+
 class Search {
  public:
   // The evaluator and rng must outlive the search.
@@ -160,6 +172,11 @@ class Search {
 
   const go::GameState& root_state() const { return root_state_; }
   int root_visits() const { return root_.visits; }
+  // The visited root children (a pass held back on an open board included only if visited),
+  // with principal variations of at most max_pv moves. Not during a Run on another thread.
+  std::vector<RootMoveInfo> RootMoves(int max_pv) const;
+  // The evaluator's ownership at the root (size * size, root side to move's view), or empty.
+  const std::vector<float>& root_ownership() const { return root_.ownership; }
   const SearchParams& params() const { return params_; }
 
  private:
