@@ -12,6 +12,7 @@
 #include "pipeline/heartbeat.h"
 #include "pipeline/model_registry.h"
 #include "pipeline/selfplay_config.h"
+#include "pipeline/service.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/publish.h"
@@ -21,8 +22,6 @@ namespace tengen::pipeline {
 namespace {
 
 namespace fs = boost::filesystem;
-using Clock = std::chrono::steady_clock;
-
 std::string Join(const std::string& dir, const std::string& name) { return dir + "/" + name; }
 
 // One published entry of a queue.
@@ -258,7 +257,7 @@ ExporterStats ExportPending(const ExporterOptions& options, Logger& logger, cons
 }
 
 ExporterStats RunExporter(const ExporterOptions& options, Logger& logger, StopToken stop) {
-  Heartbeat heartbeat(StatusDir(options.base_dir), "exporter", options.heartbeat_interval);
+  ServiceHeartbeat heartbeat(options.base_dir, "exporter", options.heartbeat_interval, logger);
   ExporterStats total;
   const auto beat = [&](const std::string& state, bool force) {
     HeartbeatInfo info;
@@ -267,35 +266,17 @@ ExporterStats RunExporter(const ExporterOptions& options, Logger& logger, StopTo
     info.counters = {{"exported", static_cast<double>(total.exported)},
                      {"skipped", static_cast<double>(total.skipped)},
                      {"broken", static_cast<double>(total.broken)}};
-    try {
-      heartbeat.Beat(info, force);
-    } catch (const Error& e) {
-      logger.Warning(std::string("cannot write the heartbeat: ") + e.what());
-    }
+    heartbeat.Beat(info, force);
   };
-  while (!stop.stop_requested()) {
-    beat("exporting", true);
-    try {
-      const ExporterStats pass = ExportPending(options, logger, stop);
-      total.exported += pass.exported;
-      total.skipped += pass.skipped;
-      total.broken += pass.broken;
-    } catch (const ConfigError&) {
-      throw;
-    } catch (const Error& e) {
-      if (options.once) throw;
-      logger.Error(std::string("export pass failed, trying again later: ") + e.what());
-    }
-    if (options.once) break;
-    beat("waiting", true);
-    const auto wake = Clock::now() + options.poll_interval;
-    while (!stop.stop_requested() && Clock::now() < wake) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(wake - Clock::now());
-      if (stop.SleepFor(std::min<std::chrono::milliseconds>(left, std::chrono::seconds(1)))) break;
-      beat("waiting", false);
-    }
-  }
-  beat("stopped", true);
+  const auto pass = [&] {
+    const ExporterStats stats = ExportPending(options, logger, stop);
+    total.exported += stats.exported;
+    total.skipped += stats.skipped;
+    total.broken += stats.broken;
+  };
+  const PassLoop loop{"exporting", "export pass failed, trying again later", options.once,
+                      options.poll_interval};
+  RunPasses(loop, stop, logger, pass, beat);
   return total;
 }
 

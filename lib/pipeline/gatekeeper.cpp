@@ -20,6 +20,7 @@
 #include "pipeline/net_leaf_evaluator.h"
 #include "pipeline/rules_config.h"
 #include "pipeline/selfplay_config.h"
+#include "pipeline/service.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/publish.h"
@@ -33,8 +34,6 @@ using Clock = std::chrono::steady_clock;
 
 // Ties go to the candidate (KataGo compares candidate points + 1e-10 with the threshold).
 constexpr double kTieEpsilon = 1e-10;
-// How often the monitor wakes to see whether the match is over.
-constexpr std::chrono::milliseconds kMonitorTick(50);
 
 std::string Join(const std::string& dir, const std::string& name) { return dir + "/" + name; }
 
@@ -90,8 +89,8 @@ class Gatekeeper {
         game_params_(GatekeeperGameParams(options.game)),
         logger_(logger),
         stop_(stop),
-        master_rng_(SeedOrFresh(static_cast<int64_t>(options.seed))),
-        heartbeat_(StatusDir(options.base_dir), "gatekeeper", options.heartbeat_interval) {}
+        seeds_(options.seed),
+        heartbeat_(options.base_dir, "gatekeeper", options.heartbeat_interval, logger) {}
 
   GatekeeperStats Run();
 
@@ -118,7 +117,6 @@ class Gatekeeper {
   Outcome TestOne();
   void PlayMatch(Match& match);
   void GameThread(Match& match, uint64_t thread_seed);
-  uint64_t NextSeed();
   // The newest model of `models` that loads (set in *loaded), else the random net (*loaded
   // empty).
   std::unique_ptr<nn::Evaluator> LoadBaseline(const std::vector<ModelInfo>& models,
@@ -137,18 +135,11 @@ class Gatekeeper {
   const GameParams game_params_;
   Logger& logger_;
   StopToken stop_;
-  std::mutex rng_mutex_;
-  Rng master_rng_;
-  Heartbeat heartbeat_;
+  SeedSource seeds_;
+  ServiceHeartbeat heartbeat_;
   GatekeeperStats stats_;
   std::string testing_;  // the candidate being tested (for the heartbeat)
 };
-
-uint64_t Gatekeeper::NextSeed() {
-  std::lock_guard<std::mutex> lock(rng_mutex_);
-  // Non-zero and below 2^53, as selfplay's, so that it survives a round trip through the SGF.
-  return (master_rng_.Next() >> 11) | 1;
-}
 
 void Gatekeeper::Beat(const std::string& state, bool force, const Match* match) {
   HeartbeatInfo info;
@@ -166,11 +157,7 @@ void Gatekeeper::Beat(const std::string& state, bool force, const Match* match) 
     info.counters.emplace_back("match_losses", match->score.losses);
     info.counters.emplace_back("match_draws", match->score.draws);
   }
-  try {
-    heartbeat_.Beat(info, force);
-  } catch (const Error& e) {
-    logger_.Warning(std::string("cannot write the heartbeat: ") + e.what());
-  }
+  heartbeat_.Beat(info, force);
 }
 
 void Gatekeeper::LogProgress(const Match& match) {
@@ -214,7 +201,7 @@ void Gatekeeper::GameThread(Match& match, uint64_t thread_seed) {
       const bool candidate_black = index % 2 == 0;
       FinishedGame game;
       if (!PlayGame(game_params_, candidate_black ? candidate : baseline,
-                    candidate_black ? baseline : candidate, NextSeed(), stop, &game))
+                    candidate_black ? baseline : candidate, seeds_.NextSeed(), stop, &game))
         break;  // stopped or decided: the game in flight is dropped
       const go::Color candidate_color = candidate_black ? go::Color::kBlack : go::Color::kWhite;
       std::lock_guard<std::mutex> lock(match.mutex);
@@ -248,7 +235,7 @@ void Gatekeeper::PlayMatch(Match& match) {
   std::exception_ptr monitor_error;
   try {
     for (int i = 0; i < options_.num_game_threads; ++i) {
-      const uint64_t thread_seed = NextSeed();
+      const uint64_t thread_seed = seeds_.NextSeed();
       ++match.running;
       try {
         threads.emplace_back([this, &match, thread_seed] { GameThread(match, thread_seed); });
@@ -479,15 +466,11 @@ Gatekeeper::Outcome Gatekeeper::TestOne() {
 GatekeeperStats Gatekeeper::Run() {
   TENGEN_CHECK(options_.games > 0, "games must be positive");
   TENGEN_CHECK(options_.num_game_threads > 0, "num_game_threads must be positive");
-  int max_size = 0;
-  for (const auto& size : game_params_.board_sizes) max_size = std::max(max_size, size.first);
-  if (max_size > game_params_.pos_len)
-    throw ConfigError("board size " + std::to_string(max_size) + " exceeds pos_len " +
-                      std::to_string(game_params_.pos_len));
+  CheckBoardSizes(game_params_);
   // Created up front, race-safe, so that selfplay processes never race to create it.
   EnsureDirectory(SelfplayDir(options_.base_dir));
   EnsureDirectory(ModelsToBeTestedDir(options_.base_dir));
-  logger_.Info("gatekeeper seed " + std::to_string(master_rng_.seed()) + ", watching " +
+  logger_.Info("gatekeeper seed " + std::to_string(seeds_.seed()) + ", watching " +
                ModelsToBeTestedDir(options_.base_dir));
   while (!stop_.stop_requested()) {
     const Outcome outcome = TestOne();
@@ -498,12 +481,7 @@ GatekeeperStats Gatekeeper::Run() {
       break;
     }
     Beat("waiting", true, nullptr);
-    const auto wake = Clock::now() + options_.poll_interval;
-    while (!stop_.stop_requested() && Clock::now() < wake) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(wake - Clock::now());
-      if (stop_.SleepFor(std::min<std::chrono::milliseconds>(left, std::chrono::seconds(1)))) break;
-      Beat("waiting", false, nullptr);
-    }
+    WaitUnlessStopped(stop_, options_.poll_interval, [this] { Beat("waiting", false, nullptr); });
   }
   Beat("stopped", true, nullptr);
   return stats_;

@@ -19,6 +19,7 @@
 #include "data/training_rows.h"
 #include "pipeline/base_dir.h"
 #include "pipeline/heartbeat.h"
+#include "pipeline/service.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/publish.h"
@@ -512,13 +513,13 @@ int CleanupShuffles(const std::string& base_dir, int keep, std::chrono::seconds 
 }
 
 int RunShuffler(const ShuffleOptions& options, Logger& logger, const StopToken& stop) {
-  Rng rng(SeedOrFresh(static_cast<int64_t>(options.seed)));
+  Rng rng(MasterSeed(options.seed));
   logger.Info("shuffler seed " + std::to_string(rng.seed()));
   ShardScanner scanner;
-  Heartbeat heartbeat(StatusDir(options.base_dir), "shuffler", options.heartbeat_interval);
+  ServiceHeartbeat heartbeat(options.base_dir, "shuffler", options.heartbeat_interval, logger);
   int published = 0;
   ShuffleResult last;
-  auto beat = [&](const std::string& state, bool force) {
+  const auto beat = [&](const std::string& state, bool force) {
     HeartbeatInfo info;
     info.state = state;
     info.texts = {{"last_shuffle", last.dir}};
@@ -526,37 +527,20 @@ int RunShuffler(const ShuffleOptions& options, Logger& logger, const StopToken& 
                      {"total_rows", static_cast<double>(last.total_rows)},
                      {"desired_window_rows", last.desired_rows},
                      {"output_rows", static_cast<double>(last.output_rows)}};
-    try {
-      heartbeat.Beat(info, force);
-    } catch (const Error& e) {
-      logger.Warning(std::string("cannot write the heartbeat: ") + e.what());
-    }
+    heartbeat.Beat(info, force);
   };
-  while (!stop.stop_requested()) {
-    beat("shuffling", true);
-    try {
-      const ShuffleResult result = ShuffleOnce(options, scanner, logger, rng, stop);
-      if (result.published) {
-        ++published;
-        last = result;
-      } else {
-        last.total_rows = result.total_rows;
-      }
-      CleanupShuffles(options.base_dir, options.keep_shuffles, options.cleanup_grace, logger);
-    } catch (const Error& e) {
-      if (options.once) throw;
-      logger.Error(std::string("shuffle failed: ") + e.what());
+  const auto pass = [&] {
+    const ShuffleResult result = ShuffleOnce(options, scanner, logger, rng, stop);
+    if (result.published) {
+      ++published;
+      last = result;
+    } else {
+      last.total_rows = result.total_rows;
     }
-    if (options.once) break;
-    beat("waiting", true);
-    const auto wake = Clock::now() + options.interval;
-    while (!stop.stop_requested() && Clock::now() < wake) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(wake - Clock::now());
-      if (stop.SleepFor(std::min<std::chrono::milliseconds>(left, std::chrono::seconds(1)))) break;
-      beat("waiting", false);
-    }
-  }
-  beat("stopped", true);
+    CleanupShuffles(options.base_dir, options.keep_shuffles, options.cleanup_grace, logger);
+  };
+  const PassLoop loop{"shuffling", "shuffle failed", options.once, options.interval};
+  RunPasses(loop, stop, logger, pass, beat);
   return published;
 }
 

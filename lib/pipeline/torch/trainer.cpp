@@ -21,6 +21,7 @@
 #include "pipeline/base_dir.h"
 #include "pipeline/checkpoints.h"
 #include "pipeline/heartbeat.h"
+#include "pipeline/service.h"
 #include "pipeline/torch/torch_loader.h"
 #include "pipeline/train_data.h"
 #include "util/checksum.h"
@@ -191,7 +192,7 @@ class TrainerLoop {
         logger_(logger),
         stop_(stop),
         train_dir_(TrainDir(options.base_dir, options.training_name)),
-        heartbeat_(StatusDir(options.base_dir), "trainer", options.heartbeat_interval) {
+        heartbeat_(options.base_dir, "trainer", options.heartbeat_interval, logger) {
     bucket_.per_new_data = o_.max_train_bucket_per_new_data;
     bucket_.max_size = o_.max_train_bucket_size;
     bucket_.samples_per_epoch = o_.samples_per_epoch;
@@ -226,7 +227,7 @@ class TrainerLoop {
   const StopToken& stop_;
   std::string train_dir_;
   BucketOptions bucket_;
-  Heartbeat heartbeat_;
+  ServiceHeartbeat heartbeat_;
   std::unique_ptr<nn::ProcessGroup> group_;
   std::unique_ptr<nn::NetTrainer> trainer_;
   TrainState state_;
@@ -462,19 +463,12 @@ void TrainerLoop::Beat(const std::string& what, bool force) {
     info.counters.emplace_back("policy_loss", last_epoch_.policy / last_epoch_.weight);
     info.counters.emplace_back("value_loss", last_epoch_.value / last_epoch_.weight);
   }
-  try {
-    heartbeat_.Beat(info, force);
-  } catch (const std::exception& e) {
-    logger_.Warning(std::string("heartbeat: ") + e.what());
-  }
+  heartbeat_.Beat(info, force);
 }
 
 void TrainerLoop::WaitPoll() {
-  const auto wake = Clock::now() + o_.poll_interval;
-  while (!stop_.stop_requested() && Clock::now() < wake) {
-    Beat("waiting");
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
+  Beat("waiting");
+  WaitUnlessStopped(stop_, o_.poll_interval, [this] { Beat("waiting"); });
 }
 
 bool TrainerLoop::TrainEpoch(const Decision& d) {
