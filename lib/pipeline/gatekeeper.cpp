@@ -8,6 +8,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -76,11 +77,6 @@ class ClientLeafEvaluator : public search::LeafEvaluator {
 };
 
 const char* DecisionName(bool accepted) { return accepted ? "accepted" : "rejected"; }
-
-// Appends `"key": value` to a JSON object opened with "{".
-void AddField(std::string* json, const std::string& key, const std::string& value_json) {
-  *json += (*json == "{" ? "\n  " : ",\n  ") + JsonString(key) + ": " + value_json;
-}
 
 class Gatekeeper {
  public:
@@ -521,47 +517,47 @@ GateDecision MatchDecision(const MatchScore& score, const GatekeeperOptions& opt
 }
 
 std::string MatchRecordJson(const MatchRecord& record, double required_prop) {
+  using Json = nlohmann::ordered_json;
   const MatchScore& s = record.score;
   const EloEstimate elo = EstimateElo(s);
-  const auto integer = [](int64_t value) { return std::to_string(value); };
-  std::string json = "{";
-  AddField(&json, "format", JsonString("tengen-gating"));
-  AddField(&json, "format_version", "1");
-  AddField(&json, "candidate", JsonString(record.candidate));
-  AddField(&json, "baseline", JsonString(record.baseline));
-  AddField(&json, "games_planned", integer(record.games_planned));
-  AddField(&json, "games", integer(s.games()));
-  AddField(&json, "candidate_wins", integer(s.wins));
-  AddField(&json, "candidate_losses", integer(s.losses));
-  AddField(&json, "draws", integer(s.draws));
-  AddField(&json, "score", JsonNumber(s.points()));
-  AddField(&json, "score_fraction", s.games() > 0 ? JsonNumber(s.points() / s.games()) : "null");
-  AddField(&json, "candidate_black_wins", integer(record.candidate_black_wins));
-  AddField(&json, "candidate_white_wins", integer(s.wins - record.candidate_black_wins));
-  AddField(&json, "elo", JsonNumber(elo.elo));
-  AddField(&json, "elo_low", JsonNumber(elo.low));
-  AddField(&json, "elo_high", JsonNumber(elo.high));
-  AddField(&json, "mode", JsonString(record.sprt ? "sprt" : "fixed"));
-  AddField(&json, "required_candidate_win_prop", JsonNumber(required_prop));
+  Json sprt = nullptr;
   if (record.sprt) {
     const SprtParams& p = record.sprt_params;
-    const double llr = s.games() > 0 ? SprtLogLikelihoodRatio(s, p.elo0, p.elo1) : 0.0;
-    AddField(&json, "sprt",
-             "{\"elo0\": " + JsonNumber(p.elo0) + ", \"elo1\": " + JsonNumber(p.elo1) +
-                 ", \"alpha\": " + JsonNumber(p.alpha) + ", \"beta\": " + JsonNumber(p.beta) +
-                 ", \"llr\": " + JsonNumber(llr) +
-                 ", \"llr_lower\": " + JsonNumber(std::log(p.beta / (1 - p.alpha))) +
-                 ", \"llr_upper\": " + JsonNumber(std::log((1 - p.beta) / p.alpha)) + "}");
-  } else {
-    AddField(&json, "sprt", "null");
+    sprt = {{"elo0", p.elo0},
+            {"elo1", p.elo1},
+            {"alpha", p.alpha},
+            {"beta", p.beta},
+            {"llr", s.games() > 0 ? SprtLogLikelihoodRatio(s, p.elo0, p.elo1) : 0.0},
+            {"llr_lower", std::log(p.beta / (1 - p.alpha))},
+            {"llr_upper", std::log((1 - p.beta) / p.alpha)}};
   }
-  AddField(&json, "decision", JsonString(DecisionName(record.accepted)));
-  AddField(&json, "reason", JsonString(record.reason));
-  AddField(&json, "sgf_file", JsonString(record.sgf_file));
-  AddField(&json, "started_utc", JsonString(record.started_utc));
-  AddField(&json, "finished_utc", JsonString(record.finished_utc));
-  AddField(&json, "gatekeeper", JsonString(HostPid()));
-  return json + "\n}\n";
+  const Json json = {
+      {"format", "tengen-gating"},
+      {"format_version", 1},
+      {"candidate", record.candidate},
+      {"baseline", record.baseline},
+      {"games_planned", record.games_planned},
+      {"games", s.games()},
+      {"candidate_wins", s.wins},
+      {"candidate_losses", s.losses},
+      {"draws", s.draws},
+      {"score", s.points()},
+      {"score_fraction", s.games() > 0 ? Json(s.points() / s.games()) : Json(nullptr)},
+      {"candidate_black_wins", record.candidate_black_wins},
+      {"candidate_white_wins", s.wins - record.candidate_black_wins},
+      {"elo", elo.elo},
+      {"elo_low", elo.low},
+      {"elo_high", elo.high},
+      {"mode", record.sprt ? "sprt" : "fixed"},
+      {"required_candidate_win_prop", required_prop},
+      {"sprt", sprt},
+      {"decision", DecisionName(record.accepted)},
+      {"reason", record.reason},
+      {"sgf_file", record.sgf_file},
+      {"started_utc", record.started_utc},
+      {"finished_utc", record.finished_utc},
+      {"gatekeeper", HostPid()}};
+  return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 GatekeeperStats RunGatekeeper(const GatekeeperOptions& options, Logger& logger, StopToken stop) {

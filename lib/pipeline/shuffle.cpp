@@ -11,7 +11,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
-#include <sstream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "data/shard_reader.h"
@@ -64,36 +64,33 @@ bool NewerFirst(const ShardFile& a, const ShardFile& b) {
 std::string SummaryJson(const ShuffleOptions& options, const ShuffleResult& result,
                         int64_t all_rows, const std::vector<const ShardFile*>& used,
                         uint64_t seed) {
-  std::ostringstream out;
-  out << "{\n";
-  out << "  \"created_utc\": " << JsonString(UtcTimestamp()) << ",\n";
-  out << "  \"total_rows\": " << result.total_rows << ",\n";
-  out << "  \"total_rows_all_files\": " << all_rows << ",\n";
-  out << "  \"desired_window_rows\": " << JsonNumber(result.desired_rows) << ",\n";
-  out << "  \"window_rows\": " << result.window_rows << ",\n";
-  out << "  \"output_rows\": " << result.output_rows << ",\n";
-  out << "  \"output_files\": " << result.output_files << ",\n";
-  out << "  \"rows_per_output_file\": " << options.rows_per_output_file << ",\n";
-  out << "  \"keep_target_rows\": " << options.keep_target_rows << ",\n";
-  out << "  \"min_rows\": " << options.min_rows << ",\n";
-  out << "  \"buckets\": " << result.buckets << ",\n";
-  out << "  \"seed\": " << JsonString(std::to_string(seed)) << ",\n";
-  out << "  \"symmetry_applied\": false,\n";
-  const ShardFile* oldest = used.empty() ? nullptr : used.back();
-  if (oldest != nullptr) {
-    out << "  \"window_start\": {\"file\": " << JsonString(oldest->path)
-        << ", \"mtime_utc\": " << JsonString(UtcFromNs(oldest->mtime_ns))
-        << ", \"mtime_ns\": " << oldest->mtime_ns << "},\n";
-  } else {
-    out << "  \"window_start\": null,\n";
+  using Json = nlohmann::ordered_json;
+  Json window_start = nullptr;
+  if (!used.empty()) {
+    const ShardFile& oldest = *used.back();
+    window_start = {{"file", oldest.path},
+                    {"mtime_utc", UtcFromNs(oldest.mtime_ns)},
+                    {"mtime_ns", oldest.mtime_ns}};
   }
-  out << "  \"files\": [";
-  for (size_t i = 0; i < used.size(); ++i) {
-    out << (i == 0 ? "\n" : ",\n") << "    {\"path\": " << JsonString(used[i]->path)
-        << ", \"model\": " << JsonString(used[i]->model) << ", \"rows\": " << used[i]->rows << "}";
-  }
-  out << "\n  ]\n}\n";
-  return out.str();
+  Json files = Json::array();
+  for (const ShardFile* file : used)
+    files.push_back({{"path", file->path}, {"model", file->model}, {"rows", file->rows}});
+  const Json json = {{"created_utc", UtcTimestamp()},
+                     {"total_rows", result.total_rows},
+                     {"total_rows_all_files", all_rows},
+                     {"desired_window_rows", result.desired_rows},
+                     {"window_rows", result.window_rows},
+                     {"output_rows", result.output_rows},
+                     {"output_files", result.output_files},
+                     {"rows_per_output_file", options.rows_per_output_file},
+                     {"keep_target_rows", options.keep_target_rows},
+                     {"min_rows", options.min_rows},
+                     {"buckets", result.buckets},
+                     {"seed", std::to_string(seed)},
+                     {"symmetry_applied", false},
+                     {"window_start", window_start},
+                     {"files", files}};
+  return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 // Writes `rows` as one shard at `path` (a task for TaskQueue).
