@@ -250,17 +250,17 @@ TEST_CASE("model registry: newest by samples, then by time, hook required for a 
 }
 
 TEST_CASE("heartbeat: JSON escaping and numbers") {
-  CHECK(JsonString("a\"b\\c\n") == "\"a\\\"b\\\\c\\n\"");
   CHECK(JsonNumber(12) == "12");
   CHECK(JsonNumber(0.5) == "0.5");
+  CHECK(JsonNumber(1.0 / 3) == "0.333333");
   CHECK(JsonNumber(std::nan("")) == "null");
   HeartbeatInfo info;
   info.state = "playing";
-  info.texts = {{"model", "m\"1"}};
+  info.texts = {{"model", "m\"1\\\n"}};
   info.counters = {{"games", 3}, {"rate", 1.25}};
   CHECK(HeartbeatJson("selfplay", "h", 7, "T", info) ==
         "{\"program\": \"selfplay\", \"host\": \"h\", \"pid\": 7, \"time_utc\": \"T\", "
-        "\"state\": \"playing\", \"texts\": {\"model\": \"m\\\"1\"}, \"counters\": "
+        "\"state\": \"playing\", \"texts\": {\"model\": \"m\\\"1\\\\\\n\"}, \"counters\": "
         "{\"games\": 3, \"rate\": 1.25}}\n");
 
   testing::TempDir base;

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
 
@@ -199,15 +200,20 @@ TEST_CASE("shuffler: --once publishes the newest-first window, shuffled, intact"
   CHECK(out.file_rows.back() == 4);
 
   // The summary: N with random rows capped at min_rows, the files used and the window start.
-  CHECK(out.summary.find("\"total_rows\": 170,") != std::string::npos);
-  CHECK(out.summary.find("\"total_rows_all_files\": 180,") != std::string::npos);
-  CHECK(out.summary.find("\"output_rows\": 100,") != std::string::npos);
-  for (int i = 1; i <= 5; ++i)
-    CHECK(out.summary.find("\"path\": \"" + m1_files[static_cast<size_t>(i)].path +
-                           "\", \"model\": \"m1\", \"rows\": 20}") != std::string::npos);
+  const nlohmann::json summary = nlohmann::json::parse(out.summary);
+  CHECK(summary["total_rows"] == 170);
+  CHECK(summary["total_rows_all_files"] == 180);
+  CHECK(summary["output_rows"] == 100);
+  REQUIRE(summary["files"].size() == 5);
+  std::set<std::string> listed;
+  for (const nlohmann::json& file : summary["files"]) {
+    listed.insert(file["path"].get<std::string>());
+    CHECK(file["model"] == "m1");
+    CHECK(file["rows"] == 20);
+  }
+  for (int i = 1; i <= 5; ++i) CHECK(listed.count(m1_files[static_cast<size_t>(i)].path) == 1);
   CHECK(out.summary.find(m1_files[0].path) == std::string::npos);
-  CHECK(out.summary.find("\"window_start\": {\"file\": \"" + m1_files[1].path + "\"") !=
-        std::string::npos);
+  CHECK(summary["window_start"]["file"] == m1_files[1].path);
   for (const SourceFile& file : random_files)
     CHECK(out.summary.find(file.path) == std::string::npos);
 

@@ -14,6 +14,8 @@
 #include <limits>
 #include <optional>
 
+#include "util/text.h"
+
 namespace tengen::data {
 namespace {
 
@@ -72,7 +74,7 @@ std::string Deflate(const std::string& header, const std::string& data, int leve
                     const std::string& what) {
   z_stream zs{};
   if (deflateInit2(&zs, level, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-    throw ConfigError(what + ": zlib rejected compression level " + std::to_string(level));
+    throw ConfigError(StrCat(what, ": zlib rejected compression level ", level));
   }
   std::string out(deflateBound(&zs, header.size() + data.size()), '\0');
   size_t produced = 0;
@@ -89,7 +91,7 @@ std::string Deflate(const std::string& header, const std::string& data, int leve
       if (rc == Z_STREAM_END) return;
       if (rc != Z_OK && rc != Z_BUF_ERROR) {
         deflateEnd(&zs);
-        throw CheckError(what + ": deflate failed with code " + std::to_string(rc));
+        throw CheckError(StrCat(what, ": deflate failed with code ", rc));
       }
       if (flush != Z_FINISH && zs.avail_in == 0) return;
     }
@@ -132,7 +134,7 @@ std::string InflateError(const z_stream& zs, int rc) {
 NpzWriter::NpzWriter(const std::string& path, int compression_level)
     : path_(path), level_(compression_level), file_(path) {
   if (level_ < -1 || level_ > 9) {
-    throw ConfigError(path + ": compression level " + std::to_string(level_) + " is not in -1..9");
+    throw ConfigError(StrCat(path, ": compression level ", level_, " is not in -1..9"));
   }
   // DOS timestamps count from 1980 with two-second resolution; UTC keeps them host-independent.
   const std::time_t now = std::time(nullptr);
@@ -168,8 +170,8 @@ void NpzWriter::Add(const std::string& name, const NpyArray& array) {
   entry.local_header_offset = offset_;
   entry.uncompressed_size = header.size() + array.data.size();
   if (entry.uncompressed_size >= kZipLimit) {
-    throw ConfigError(what + " is " + std::to_string(entry.uncompressed_size) +
-                      " bytes; members of 4 GiB or more need ZIP64, which we do not write");
+    throw ConfigError(StrCat(what, " is ", entry.uncompressed_size,
+                             " bytes; members of 4 GiB or more need ZIP64, which we do not write"));
   }
   entry.crc = Crc32(Crc32(0, header), array.data);
   std::string compressed;
@@ -281,13 +283,12 @@ std::string NpzReader::ReadAt(uint64_t offset, uint64_t size) const {
     const ssize_t got = pread(fd_, &bytes[done], want, static_cast<off_t>(offset + done));
     if (got < 0) {
       if (errno == EINTR) continue;
-      throw IoError(path_ + ": cannot read " + std::to_string(size) + " bytes at offset " +
-                    std::to_string(offset) + ": " + std::strerror(errno));
+      throw IoError(StrCat(path_, ": cannot read ", size, " bytes at offset ", offset, ": ",
+                           std::strerror(errno)));
     }
     if (got == 0) {
-      throw FormatError(path_ + ": file ends at " + std::to_string(offset + done) +
-                        " bytes, before the " + std::to_string(size) + " bytes at offset " +
-                        std::to_string(offset) + " (truncated while being read?)");
+      throw FormatError(StrCat(path_, ": file ends at ", offset + done, " bytes, before the ", size,
+                               " bytes at offset ", offset, " (truncated while being read?)"));
     }
     done += static_cast<uint64_t>(got);
   }
@@ -296,8 +297,8 @@ std::string NpzReader::ReadAt(uint64_t offset, uint64_t size) const {
 
 void NpzReader::ReadCentralDirectory() {
   if (file_size_ < kEndRecordSize) {
-    throw FormatError(path_ + ": not an npz file: " + std::to_string(file_size_) +
-                      " bytes is too short for a zip archive");
+    throw FormatError(
+        StrCat(path_, ": not an npz file: ", file_size_, " bytes is too short for a zip archive"));
   }
   // The end record is the last 22 bytes unless a comment follows it, so search backwards over
   // at most the longest comment for a signature whose comment fits in the file.
@@ -331,17 +332,14 @@ void NpzReader::ReadCentralDirectory() {
   }
   if (directory_offset + directory_size > end_offset ||
       uint64_t{entries} * kCentralHeaderSize > directory_size) {
-    throw FormatError(path_ + ": central directory (" + std::to_string(entries) + " entries, " +
-                      std::to_string(directory_size) + " bytes at offset " +
-                      std::to_string(directory_offset) +
-                      ") does not fit before the end record "
-                      "at offset " +
-                      std::to_string(end_offset));
+    throw FormatError(StrCat(path_, ": central directory (", entries, " entries, ", directory_size,
+                             " bytes at offset ", directory_offset,
+                             ") does not fit before the end record at offset ", end_offset));
   }
   const std::string directory = ReadAt(directory_offset, directory_size);
   size_t pos = 0;
   for (uint32_t i = 0; i < entries; ++i) {
-    const std::string where = path_ + ": central directory entry " + std::to_string(i);
+    const std::string where = StrCat(path_, ": central directory entry ", i);
     if (pos + kCentralHeaderSize > directory.size() ||
         Get32(directory, pos) != kCentralHeaderSignature) {
       throw FormatError(where + ": bad signature or truncated");
@@ -368,8 +366,8 @@ void NpzReader::ReadCentralDirectory() {
       throw FormatError(what + " is encrypted");
     }
     if (member.method != kMethodStored && member.method != kMethodDeflate) {
-      throw FormatError(what + ": unsupported compression method " + std::to_string(member.method) +
-                        " (only stored and deflate)");
+      throw FormatError(StrCat(what, ": unsupported compression method ", member.method,
+                               " (only stored and deflate)"));
     }
     if (member.compressed_size == kZipLimit || member.uncompressed_size == kZipLimit ||
         local_offset == kZipLimit) {
@@ -386,16 +384,16 @@ void NpzReader::ReadCentralDirectory() {
             ? member.compressed_size == member.uncompressed_size
             : member.uncompressed_size <= member.compressed_size * kMaxDeflateRatio + 1024;
     if (!plausible) {
-      throw FormatError(what + ": implausible sizes (" + std::to_string(member.compressed_size) +
-                        " compressed, " + std::to_string(member.uncompressed_size) +
-                        " uncompressed, method " + std::to_string(member.method) + ")");
+      throw FormatError(StrCat(what, ": implausible sizes (", member.compressed_size,
+                               " compressed, ", member.uncompressed_size, " uncompressed, method ",
+                               member.method, ")"));
     }
     ReadLocalHeader(&member, local_offset, file_name, directory_offset);
     members_.push_back(std::move(member));
   }
   if (pos != directory.size()) {
-    throw FormatError(path_ + ": central directory has " + std::to_string(directory.size() - pos) +
-                      " bytes after its " + std::to_string(entries) + " entries");
+    throw FormatError(StrCat(path_, ": central directory has ", directory.size() - pos,
+                             " bytes after its ", entries, " entries"));
   }
 }
 
@@ -403,21 +401,20 @@ void NpzReader::ReadLocalHeader(Member* member, uint64_t local_offset, const std
                                 uint64_t limit) {
   const std::string what = path_ + ": member '" + file_name + "'";
   if (local_offset + kLocalHeaderSize > limit) {
-    throw FormatError(what + ": local header offset " + std::to_string(local_offset) +
-                      " is outside the data area");
+    throw FormatError(
+        StrCat(what, ": local header offset ", local_offset, " is outside the data area"));
   }
   const std::string local = ReadAt(local_offset, kLocalHeaderSize);
   if (Get32(local, 0) != kLocalHeaderSignature) {
-    throw FormatError(what + ": bad local header signature at offset " +
-                      std::to_string(local_offset));
+    throw FormatError(StrCat(what, ": bad local header signature at offset ", local_offset));
   }
   const uint32_t flags = Get16(local, 6);
   const uint64_t name_size = Get16(local, 26), extra_size = Get16(local, 28);
   member->data_offset = local_offset + kLocalHeaderSize + name_size + extra_size;
   if (member->data_offset + member->compressed_size > limit) {
-    throw FormatError(what + ": data (" + std::to_string(member->compressed_size) +
-                      " bytes at offset " + std::to_string(member->data_offset) +
-                      ") runs past the data area, which ends at " + std::to_string(limit));
+    throw FormatError(StrCat(what, ": data (", member->compressed_size, " bytes at offset ",
+                             member->data_offset, ") runs past the data area, which ends at ",
+                             limit));
   }
   if (Get16(local, 8) != member->method || (flags & 0x0001) != 0 ||
       ReadAt(local_offset + kLocalHeaderSize, name_size) != file_name) {
@@ -478,20 +475,18 @@ std::string NpzReader::Unpack(const Member& member) const {
     while ((rc = inflate(zs, Z_FINISH)) == Z_OK) {
     }
     if (rc == Z_BUF_ERROR && zs->avail_out == 0) {
-      throw FormatError(what + ": inflates to more than the recorded " +
-                        std::to_string(member.uncompressed_size) + " bytes");
+      throw FormatError(StrCat(what, ": inflates to more than the recorded ",
+                               member.uncompressed_size, " bytes"));
     }
     if (rc == Z_BUF_ERROR) {
-      throw FormatError(what + ": compressed data ends early (inflated " +
-                        std::to_string(zs->total_out) + " of " +
-                        std::to_string(member.uncompressed_size) + " bytes)");
+      throw FormatError(StrCat(what, ": compressed data ends early (inflated ", zs->total_out,
+                               " of ", member.uncompressed_size, " bytes)"));
     }
     if (rc != Z_STREAM_END) throw FormatError(what + ": " + InflateError(*zs, rc));
     if (zs->avail_out != 0 || zs->avail_in != 0) {
-      throw FormatError(what + ": inflated " + std::to_string(zs->total_out) + " bytes from " +
-                        std::to_string(zs->total_in) + ", but the directory records " +
-                        std::to_string(member.uncompressed_size) + " from " +
-                        std::to_string(member.compressed_size));
+      throw FormatError(StrCat(what, ": inflated ", zs->total_out, " bytes from ", zs->total_in,
+                               ", but the directory records ", member.uncompressed_size, " from ",
+                               member.compressed_size));
     }
   }
   const uint32_t crc = Crc32(0, out);
@@ -552,8 +547,8 @@ NpyHeader NpzReader::ArrayHeader(const std::string& name) const {
     }
   }
   if (!preamble) {
-    throw FormatError(what + ": member (" + std::to_string(member.uncompressed_size) +
-                      " bytes) ends inside the npy header");
+    throw FormatError(
+        StrCat(what, ": member (", member.uncompressed_size, " bytes) ends inside the npy header"));
   }
   const uint64_t count = static_cast<uint64_t>(preamble->header.NumElements());
   const uint64_t item_size = NpyItemSize(preamble->header.dtype, what);
@@ -561,9 +556,9 @@ NpyHeader NpzReader::ArrayHeader(const std::string& name) const {
                              std::min<uint64_t>(preamble->data_offset, member.uncompressed_size);
   if (preamble->data_offset > member.uncompressed_size ||
       count > std::numeric_limits<uint64_t>::max() / item_size || count * item_size != data_size) {
-    throw FormatError(what + ": the member holds " + std::to_string(data_size) +
-                      " data bytes, not what dtype '" + preamble->header.dtype +
-                      "' and its shape need");
+    throw FormatError(StrCat(what, ": the member holds ", data_size,
+                             " data bytes, not what dtype '", preamble->header.dtype,
+                             "' and its shape need"));
   }
   return preamble->header;
 }

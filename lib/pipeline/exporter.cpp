@@ -4,6 +4,7 @@
 #include <boost/filesystem.hpp>
 #include <ctime>
 #include <exception>
+#include <nlohmann/json.hpp>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -12,17 +13,17 @@
 #include "pipeline/heartbeat.h"
 #include "pipeline/model_registry.h"
 #include "pipeline/selfplay_config.h"
+#include "pipeline/service.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/publish.h"
+#include "util/text.h"
 #include "util/version.h"
 
 namespace tengen::pipeline {
 namespace {
 
 namespace fs = boost::filesystem;
-using Clock = std::chrono::steady_clock;
-
 std::string Join(const std::string& dir, const std::string& name) { return dir + "/" + name; }
 
 // One published entry of a queue.
@@ -114,11 +115,6 @@ bool MoveAside(const std::string& base, const QueuedSnapshot& entry, const std::
   return true;
 }
 
-// Appends `"key": value` to a JSON object opened with "{".
-void AddField(std::string* json, const std::string& key, const std::string& value_json) {
-  *json += (*json == "{" ? "\n  " : ",\n  ") + JsonString(key) + ": " + value_json;
-}
-
 }  // namespace
 
 std::string TorchModelsToExportExtraDir(const std::string& base) {
@@ -133,30 +129,28 @@ std::string ExportJson(const std::string& name, const CheckedSnapshot& snapshot,
                        const SnapshotCheckOptions& check, const std::string& destination,
                        const std::string& exported_utc) {
   const SnapshotTraining& t = snapshot.training;
-  const auto number = [](int64_t value) { return std::to_string(value); };
-  std::string json = "{";
-  AddField(&json, "format", JsonString("tengen-export"));
-  AddField(&json, "format_version", "1");
-  AddField(&json, "name", JsonString(name));
-  AddField(&json, "architecture", JsonString(snapshot.architecture));
-  AddField(&json, "feature_version", number(snapshot.feature_version));
-  AddField(&json, "pos_len", number(snapshot.pos_len));
-  AddField(&json, "samples", number(t.samples));
-  AddField(&json, "rows", number(t.rows));
-  AddField(&json, "run", JsonString(t.run));
-  AddField(&json, "training_name", JsonString(t.training_name));
-  AddField(&json, "parent_checkpoint", JsonString(t.checkpoint));
-  AddField(&json, "snapshot_created_utc", JsonString(t.created_utc));
-  AddField(&json, "weights_crc32", JsonString(snapshot.weights_crc32));
-  AddField(&json, "weights_bytes", number(snapshot.weights_bytes));
-  AddField(&json, "batchnorm", JsonString("unfolded"));
-  AddField(&json, "fold_check_max_difference", JsonNumber(snapshot.fold_max_difference));
-  AddField(&json, "fold_check_tolerance", JsonNumber(check.fold_tolerance));
-  AddField(&json, "exported_utc", JsonString(exported_utc));
-  AddField(&json, "exporter", JsonString(HostPid()));
-  AddField(&json, "exporter_code_version", JsonString(CodeVersion()));
-  AddField(&json, "destination", JsonString(destination));
-  return json + "\n}\n";
+  const nlohmann::ordered_json json = {{"format", "tengen-export"},
+                                       {"format_version", 1},
+                                       {"name", name},
+                                       {"architecture", snapshot.architecture},
+                                       {"feature_version", snapshot.feature_version},
+                                       {"pos_len", snapshot.pos_len},
+                                       {"samples", t.samples},
+                                       {"rows", t.rows},
+                                       {"run", t.run},
+                                       {"training_name", t.training_name},
+                                       {"parent_checkpoint", t.checkpoint},
+                                       {"snapshot_created_utc", t.created_utc},
+                                       {"weights_crc32", snapshot.weights_crc32},
+                                       {"weights_bytes", snapshot.weights_bytes},
+                                       {"batchnorm", "unfolded"},
+                                       {"fold_check_max_difference", snapshot.fold_max_difference},
+                                       {"fold_check_tolerance", check.fold_tolerance},
+                                       {"exported_utc", exported_utc},
+                                       {"exporter", HostPid()},
+                                       {"exporter_code_version", CodeVersion()},
+                                       {"destination", destination}};
+  return json.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 ExporterStats ExportPending(const ExporterOptions& options, Logger& logger, const StopToken& stop) {
@@ -247,10 +241,10 @@ ExporterStats ExportPending(const ExporterOptions& options, Logger& logger, cons
       throw Error("cannot publish " + dest + " (snapshot " + entry.path +
                   " stays queued): " + e.what());
     }
-    logger.Info("exported " + entry.name + " (" + checked.architecture + ", " +
-                std::to_string(checked.training.samples) + " samples, " +
-                std::to_string(checked.training.rows) + " rows, fold check max difference " +
-                JsonNumber(checked.fold_max_difference) + ") to " + dest);
+    logger.Info(StrCat("exported ", entry.name, " (", checked.architecture, ", ",
+                       checked.training.samples, " samples, ", checked.training.rows,
+                       " rows, fold check max difference ", checked.fold_max_difference, ") to ",
+                       dest));
     RemoveSnapshot(entry.path, logger);
     ++stats.exported;
   }
@@ -258,7 +252,7 @@ ExporterStats ExportPending(const ExporterOptions& options, Logger& logger, cons
 }
 
 ExporterStats RunExporter(const ExporterOptions& options, Logger& logger, StopToken stop) {
-  Heartbeat heartbeat(StatusDir(options.base_dir), "exporter", options.heartbeat_interval);
+  ServiceHeartbeat heartbeat(options.base_dir, "exporter", options.heartbeat_interval, logger);
   ExporterStats total;
   const auto beat = [&](const std::string& state, bool force) {
     HeartbeatInfo info;
@@ -267,35 +261,17 @@ ExporterStats RunExporter(const ExporterOptions& options, Logger& logger, StopTo
     info.counters = {{"exported", static_cast<double>(total.exported)},
                      {"skipped", static_cast<double>(total.skipped)},
                      {"broken", static_cast<double>(total.broken)}};
-    try {
-      heartbeat.Beat(info, force);
-    } catch (const Error& e) {
-      logger.Warning(std::string("cannot write the heartbeat: ") + e.what());
-    }
+    heartbeat.Beat(info, force);
   };
-  while (!stop.stop_requested()) {
-    beat("exporting", true);
-    try {
-      const ExporterStats pass = ExportPending(options, logger, stop);
-      total.exported += pass.exported;
-      total.skipped += pass.skipped;
-      total.broken += pass.broken;
-    } catch (const ConfigError&) {
-      throw;
-    } catch (const Error& e) {
-      if (options.once) throw;
-      logger.Error(std::string("export pass failed, trying again later: ") + e.what());
-    }
-    if (options.once) break;
-    beat("waiting", true);
-    const auto wake = Clock::now() + options.poll_interval;
-    while (!stop.stop_requested() && Clock::now() < wake) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(wake - Clock::now());
-      if (stop.SleepFor(std::min<std::chrono::milliseconds>(left, std::chrono::seconds(1)))) break;
-      beat("waiting", false);
-    }
-  }
-  beat("stopped", true);
+  const auto pass = [&] {
+    const ExporterStats stats = ExportPending(options, logger, stop);
+    total.exported += stats.exported;
+    total.skipped += stats.skipped;
+    total.broken += stats.broken;
+  };
+  const PassLoop loop{"exporting", "export pass failed, trying again later", options.once,
+                      options.poll_interval};
+  RunPasses(loop, stop, logger, pass, beat);
   return total;
 }
 

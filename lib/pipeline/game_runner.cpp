@@ -9,6 +9,7 @@
 #include "go/sgf_game.h"
 #include "go/symmetry.h"
 #include "nn/features.h"
+#include "pipeline/service.h"
 #include "util/error.h"
 
 namespace tengen::pipeline {
@@ -107,7 +108,7 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
               const std::function<bool()>& stop, FinishedGame* game) {
   Rng rng(seed);
   const int size = DrawWeighted(params.board_sizes, rng);
-  TENGEN_CHECK(size <= params.pos_len, "board size above pos_len");
+  CheckBoardFits(size, params.pos_len);
   go::Rules rules = params.rules;
   rules.komi = DrawWeighted(params.komis, rng);
   const int max_moves = static_cast<int>(std::ceil(params.max_moves_per_area * size * size));

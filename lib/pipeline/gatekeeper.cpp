@@ -8,6 +8,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -20,6 +21,7 @@
 #include "pipeline/net_leaf_evaluator.h"
 #include "pipeline/rules_config.h"
 #include "pipeline/selfplay_config.h"
+#include "pipeline/service.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/publish.h"
@@ -33,8 +35,6 @@ using Clock = std::chrono::steady_clock;
 
 // Ties go to the candidate (KataGo compares candidate points + 1e-10 with the threshold).
 constexpr double kTieEpsilon = 1e-10;
-// How often the monitor wakes to see whether the match is over.
-constexpr std::chrono::milliseconds kMonitorTick(50);
 
 std::string Join(const std::string& dir, const std::string& name) { return dir + "/" + name; }
 
@@ -78,11 +78,6 @@ class ClientLeafEvaluator : public search::LeafEvaluator {
 
 const char* DecisionName(bool accepted) { return accepted ? "accepted" : "rejected"; }
 
-// Appends `"key": value` to a JSON object opened with "{".
-void AddField(std::string* json, const std::string& key, const std::string& value_json) {
-  *json += (*json == "{" ? "\n  " : ",\n  ") + JsonString(key) + ": " + value_json;
-}
-
 class Gatekeeper {
  public:
   Gatekeeper(const GatekeeperOptions& options, Logger& logger, StopToken stop)
@@ -90,8 +85,8 @@ class Gatekeeper {
         game_params_(GatekeeperGameParams(options.game)),
         logger_(logger),
         stop_(stop),
-        master_rng_(SeedOrFresh(static_cast<int64_t>(options.seed))),
-        heartbeat_(StatusDir(options.base_dir), "gatekeeper", options.heartbeat_interval) {}
+        seeds_(options.seed),
+        heartbeat_(options.base_dir, "gatekeeper", options.heartbeat_interval, logger) {}
 
   GatekeeperStats Run();
 
@@ -118,7 +113,6 @@ class Gatekeeper {
   Outcome TestOne();
   void PlayMatch(Match& match);
   void GameThread(Match& match, uint64_t thread_seed);
-  uint64_t NextSeed();
   // The newest model of `models` that loads (set in *loaded), else the random net (*loaded
   // empty).
   std::unique_ptr<nn::Evaluator> LoadBaseline(const std::vector<ModelInfo>& models,
@@ -137,18 +131,11 @@ class Gatekeeper {
   const GameParams game_params_;
   Logger& logger_;
   StopToken stop_;
-  std::mutex rng_mutex_;
-  Rng master_rng_;
-  Heartbeat heartbeat_;
+  SeedSource seeds_;
+  ServiceHeartbeat heartbeat_;
   GatekeeperStats stats_;
   std::string testing_;  // the candidate being tested (for the heartbeat)
 };
-
-uint64_t Gatekeeper::NextSeed() {
-  std::lock_guard<std::mutex> lock(rng_mutex_);
-  // Non-zero and below 2^53, as selfplay's, so that it survives a round trip through the SGF.
-  return (master_rng_.Next() >> 11) | 1;
-}
 
 void Gatekeeper::Beat(const std::string& state, bool force, const Match* match) {
   HeartbeatInfo info;
@@ -166,11 +153,7 @@ void Gatekeeper::Beat(const std::string& state, bool force, const Match* match) 
     info.counters.emplace_back("match_losses", match->score.losses);
     info.counters.emplace_back("match_draws", match->score.draws);
   }
-  try {
-    heartbeat_.Beat(info, force);
-  } catch (const Error& e) {
-    logger_.Warning(std::string("cannot write the heartbeat: ") + e.what());
-  }
+  heartbeat_.Beat(info, force);
 }
 
 void Gatekeeper::LogProgress(const Match& match) {
@@ -214,7 +197,7 @@ void Gatekeeper::GameThread(Match& match, uint64_t thread_seed) {
       const bool candidate_black = index % 2 == 0;
       FinishedGame game;
       if (!PlayGame(game_params_, candidate_black ? candidate : baseline,
-                    candidate_black ? baseline : candidate, NextSeed(), stop, &game))
+                    candidate_black ? baseline : candidate, seeds_.NextSeed(), stop, &game))
         break;  // stopped or decided: the game in flight is dropped
       const go::Color candidate_color = candidate_black ? go::Color::kBlack : go::Color::kWhite;
       std::lock_guard<std::mutex> lock(match.mutex);
@@ -248,7 +231,7 @@ void Gatekeeper::PlayMatch(Match& match) {
   std::exception_ptr monitor_error;
   try {
     for (int i = 0; i < options_.num_game_threads; ++i) {
-      const uint64_t thread_seed = NextSeed();
+      const uint64_t thread_seed = seeds_.NextSeed();
       ++match.running;
       try {
         threads.emplace_back([this, &match, thread_seed] { GameThread(match, thread_seed); });
@@ -479,15 +462,11 @@ Gatekeeper::Outcome Gatekeeper::TestOne() {
 GatekeeperStats Gatekeeper::Run() {
   TENGEN_CHECK(options_.games > 0, "games must be positive");
   TENGEN_CHECK(options_.num_game_threads > 0, "num_game_threads must be positive");
-  int max_size = 0;
-  for (const auto& size : game_params_.board_sizes) max_size = std::max(max_size, size.first);
-  if (max_size > game_params_.pos_len)
-    throw ConfigError("board size " + std::to_string(max_size) + " exceeds pos_len " +
-                      std::to_string(game_params_.pos_len));
+  CheckBoardSizes(game_params_);
   // Created up front, race-safe, so that selfplay processes never race to create it.
   EnsureDirectory(SelfplayDir(options_.base_dir));
   EnsureDirectory(ModelsToBeTestedDir(options_.base_dir));
-  logger_.Info("gatekeeper seed " + std::to_string(master_rng_.seed()) + ", watching " +
+  logger_.Info("gatekeeper seed " + std::to_string(seeds_.seed()) + ", watching " +
                ModelsToBeTestedDir(options_.base_dir));
   while (!stop_.stop_requested()) {
     const Outcome outcome = TestOne();
@@ -498,12 +477,7 @@ GatekeeperStats Gatekeeper::Run() {
       break;
     }
     Beat("waiting", true, nullptr);
-    const auto wake = Clock::now() + options_.poll_interval;
-    while (!stop_.stop_requested() && Clock::now() < wake) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(wake - Clock::now());
-      if (stop_.SleepFor(std::min<std::chrono::milliseconds>(left, std::chrono::seconds(1)))) break;
-      Beat("waiting", false, nullptr);
-    }
+    WaitUnlessStopped(stop_, options_.poll_interval, [this] { Beat("waiting", false, nullptr); });
   }
   Beat("stopped", true, nullptr);
   return stats_;
@@ -543,47 +517,47 @@ GateDecision MatchDecision(const MatchScore& score, const GatekeeperOptions& opt
 }
 
 std::string MatchRecordJson(const MatchRecord& record, double required_prop) {
+  using Json = nlohmann::ordered_json;
   const MatchScore& s = record.score;
   const EloEstimate elo = EstimateElo(s);
-  const auto integer = [](int64_t value) { return std::to_string(value); };
-  std::string json = "{";
-  AddField(&json, "format", JsonString("tengen-gating"));
-  AddField(&json, "format_version", "1");
-  AddField(&json, "candidate", JsonString(record.candidate));
-  AddField(&json, "baseline", JsonString(record.baseline));
-  AddField(&json, "games_planned", integer(record.games_planned));
-  AddField(&json, "games", integer(s.games()));
-  AddField(&json, "candidate_wins", integer(s.wins));
-  AddField(&json, "candidate_losses", integer(s.losses));
-  AddField(&json, "draws", integer(s.draws));
-  AddField(&json, "score", JsonNumber(s.points()));
-  AddField(&json, "score_fraction", s.games() > 0 ? JsonNumber(s.points() / s.games()) : "null");
-  AddField(&json, "candidate_black_wins", integer(record.candidate_black_wins));
-  AddField(&json, "candidate_white_wins", integer(s.wins - record.candidate_black_wins));
-  AddField(&json, "elo", JsonNumber(elo.elo));
-  AddField(&json, "elo_low", JsonNumber(elo.low));
-  AddField(&json, "elo_high", JsonNumber(elo.high));
-  AddField(&json, "mode", JsonString(record.sprt ? "sprt" : "fixed"));
-  AddField(&json, "required_candidate_win_prop", JsonNumber(required_prop));
+  Json sprt = nullptr;
   if (record.sprt) {
     const SprtParams& p = record.sprt_params;
-    const double llr = s.games() > 0 ? SprtLogLikelihoodRatio(s, p.elo0, p.elo1) : 0.0;
-    AddField(&json, "sprt",
-             "{\"elo0\": " + JsonNumber(p.elo0) + ", \"elo1\": " + JsonNumber(p.elo1) +
-                 ", \"alpha\": " + JsonNumber(p.alpha) + ", \"beta\": " + JsonNumber(p.beta) +
-                 ", \"llr\": " + JsonNumber(llr) +
-                 ", \"llr_lower\": " + JsonNumber(std::log(p.beta / (1 - p.alpha))) +
-                 ", \"llr_upper\": " + JsonNumber(std::log((1 - p.beta) / p.alpha)) + "}");
-  } else {
-    AddField(&json, "sprt", "null");
+    sprt = {{"elo0", p.elo0},
+            {"elo1", p.elo1},
+            {"alpha", p.alpha},
+            {"beta", p.beta},
+            {"llr", s.games() > 0 ? SprtLogLikelihoodRatio(s, p.elo0, p.elo1) : 0.0},
+            {"llr_lower", std::log(p.beta / (1 - p.alpha))},
+            {"llr_upper", std::log((1 - p.beta) / p.alpha)}};
   }
-  AddField(&json, "decision", JsonString(DecisionName(record.accepted)));
-  AddField(&json, "reason", JsonString(record.reason));
-  AddField(&json, "sgf_file", JsonString(record.sgf_file));
-  AddField(&json, "started_utc", JsonString(record.started_utc));
-  AddField(&json, "finished_utc", JsonString(record.finished_utc));
-  AddField(&json, "gatekeeper", JsonString(HostPid()));
-  return json + "\n}\n";
+  const Json json = {
+      {"format", "tengen-gating"},
+      {"format_version", 1},
+      {"candidate", record.candidate},
+      {"baseline", record.baseline},
+      {"games_planned", record.games_planned},
+      {"games", s.games()},
+      {"candidate_wins", s.wins},
+      {"candidate_losses", s.losses},
+      {"draws", s.draws},
+      {"score", s.points()},
+      {"score_fraction", s.games() > 0 ? Json(s.points() / s.games()) : Json(nullptr)},
+      {"candidate_black_wins", record.candidate_black_wins},
+      {"candidate_white_wins", s.wins - record.candidate_black_wins},
+      {"elo", elo.elo},
+      {"elo_low", elo.low},
+      {"elo_high", elo.high},
+      {"mode", record.sprt ? "sprt" : "fixed"},
+      {"required_candidate_win_prop", required_prop},
+      {"sprt", sprt},
+      {"decision", DecisionName(record.accepted)},
+      {"reason", record.reason},
+      {"sgf_file", record.sgf_file},
+      {"started_utc", record.started_utc},
+      {"finished_utc", record.finished_utc},
+      {"gatekeeper", HostPid()}};
+  return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 GatekeeperStats RunGatekeeper(const GatekeeperOptions& options, Logger& logger, StopToken stop) {

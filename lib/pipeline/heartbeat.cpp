@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
 
 #include "pipeline/base_dir.h"
 #include "util/error.h"
@@ -12,65 +14,47 @@
 
 namespace tengen::pipeline {
 
-std::string JsonString(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof(escaped), "\\u%04x", static_cast<unsigned>(c));
-          out += escaped;
-        } else {
-          out += c;  // UTF-8 bytes pass through unchanged, as JSON allows
-        }
-    }
-  }
-  return out + "\"";
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// A counter: whole numbers as integers, others rounded to 6 significant digits, NaN and
+// infinities as null.
+Json CounterJson(double value) {
+  if (!std::isfinite(value)) return nullptr;
+  if (value == std::floor(value) && std::fabs(value) < 1e15) return static_cast<int64_t>(value);
+  char rounded[32];
+  std::snprintf(rounded, sizeof(rounded), "%.6g", value);
+  return std::strtod(rounded, nullptr);
 }
 
-std::string JsonNumber(double value) {
-  if (!std::isfinite(value)) return "null";
-  char buffer[64];
-  if (value == std::floor(value) && std::fabs(value) < 1e15) {
-    std::snprintf(buffer, sizeof(buffer), "%.0f", value);
-  } else {
-    std::snprintf(buffer, sizeof(buffer), "%.6g", value);
+// `value` on one line with ", " and ": " between the items of its objects, where nlohmann's
+// dump puts no spaces: the heartbeat's format, which scripts/synchronous_loop.sh reads with sed
+// and the loop tests with grep.
+std::string OneLine(const Json& value) {
+  if (!value.is_object()) return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  std::string out = "{";
+  for (auto item = value.begin(); item != value.end(); ++item) {
+    if (item != value.begin()) out += ", ";
+    out += OneLine(item.key()) + ": " + OneLine(item.value());
   }
-  return buffer;
+  return out + "}";
 }
+
+}  // namespace
+
+std::string JsonNumber(double value) { return CounterJson(value).dump(); }
 
 std::string HeartbeatJson(const std::string& program, const std::string& host, long pid,
                           const std::string& time_utc, const HeartbeatInfo& info) {
-  std::string json = "{\"program\": " + JsonString(program) + ", \"host\": " + JsonString(host) +
-                     ", \"pid\": " + std::to_string(pid) +
-                     ", \"time_utc\": " + JsonString(time_utc) +
-                     ", \"state\": " + JsonString(info.state) + ", \"texts\": {";
-  for (size_t i = 0; i < info.texts.size(); ++i) {
-    if (i > 0) json += ", ";
-    json += JsonString(info.texts[i].first) + ": " + JsonString(info.texts[i].second);
-  }
-  json += "}, \"counters\": {";
-  for (size_t i = 0; i < info.counters.size(); ++i) {
-    if (i > 0) json += ", ";
-    json += JsonString(info.counters[i].first) + ": " + JsonNumber(info.counters[i].second);
-  }
-  return json + "}}\n";
+  Json texts = Json::object();
+  for (const auto& [key, text] : info.texts) texts[key] = text;
+  Json counters = Json::object();
+  for (const auto& [key, value] : info.counters) counters[key] = CounterJson(value);
+  const Json json = {{"program", program},   {"host", host},        {"pid", pid},
+                     {"time_utc", time_utc}, {"state", info.state}, {"texts", texts},
+                     {"counters", counters}};
+  return OneLine(json) + "\n";
 }
 
 Heartbeat::Heartbeat(std::string status_dir, std::string program,

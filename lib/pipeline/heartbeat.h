@@ -14,8 +14,8 @@
 // (an old time_utc).
 //
 // No thread of its own: the program's main loop calls Beat() as often as it likes and the file
-// is rewritten at most every `interval` (always when forced). The JSON is written by hand (a
-// dozen fields do not need a library).
+// is rewritten at most every `interval` (always when forced). The JSON is built with nlohmann
+// and written on one line with spaces after ':' and ',' as above (scripts read it with sed).
 
 #include <chrono>
 #include <string>
@@ -57,10 +57,8 @@ class Heartbeat {
 // The JSON text of a heartbeat (exposed for tests).
 std::string HeartbeatJson(const std::string& program, const std::string& host, long pid,
                           const std::string& time_utc, const HeartbeatInfo& info);
-// A JSON string literal (quotes included) with ", \, control characters escaped.
-std::string JsonString(const std::string& text);
-// A JSON number: integers without a fraction, others with up to 6 significant digits after
-// rounding; NaN and infinities as null.
+// A counter as the heartbeat writes it: integers without a fraction, others rounded to 6
+// significant digits; NaN and infinities as null.
 std::string JsonNumber(double value);
 
 }  // namespace tengen::pipeline

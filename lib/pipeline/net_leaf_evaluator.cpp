@@ -5,6 +5,7 @@
 
 #include "go/symmetry.h"
 #include "nn/features.h"
+#include "pipeline/service.h"
 #include "util/error.h"
 
 namespace tengen::pipeline {
@@ -19,8 +20,7 @@ NetLeafEvaluator::NetLeafEvaluator(nn::BatchingServer& server, Rng& rng, bool ra
 search::LeafEvaluation NetLeafEvaluator::Evaluate(const go::GameState& state) {
   const int size = state.size();
   const int pos_len = server_.pos_len();
-  TENGEN_CHECK(size <= pos_len, "board size " + std::to_string(size) +
-                                    " exceeds the net's pos_len " + std::to_string(pos_len));
+  CheckBoardFits(size, pos_len);
   const int symmetry = random_symmetry_ ? static_cast<int>(rng_.Uniform(go::kNumSymmetries)) : 0;
   nn::FillFeatures(state, pos_len, symmetry, spatial_.data(), global_.data());
   server_.Evaluate(spatial_.data(), global_.data(), &output_);
@@ -59,9 +59,8 @@ search::LeafEvaluation NetLeafEvaluator::Evaluate(const go::GameState& state) {
   for (int y = 0; y < size; ++y) {
     for (int x = 0; x < size; ++x) {
       const go::Loc seen = go::SymmetricLoc(go::MakeLoc(x, y, size), symmetry, size);
-      result.ownership[static_cast<size_t>(y * size + x)] =
-          output_.ownership[static_cast<size_t>(go::LocY(seen, size) * pos_len +
-                                                go::LocX(seen, size))];
+      result.ownership[static_cast<size_t>(y * size + x)] = output_.ownership[static_cast<size_t>(
+          go::LocY(seen, size) * pos_len + go::LocX(seen, size))];
     }
   }
   return result;

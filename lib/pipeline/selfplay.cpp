@@ -23,6 +23,7 @@
 #include "pipeline/game_end_stats.h"
 #include "pipeline/heartbeat.h"
 #include "pipeline/net_leaf_evaluator.h"
+#include "pipeline/service.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/publish.h"
@@ -32,8 +33,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// How often the monitor wakes to see whether the game threads are done.
-constexpr std::chrono::milliseconds kMonitorTick(50);
 // Selfplay gives up when the shards that could not be published hold more than this many
 // times max_rows_per_file rows.
 constexpr int64_t kMaxFailedShards = 4;
@@ -232,8 +231,8 @@ class SelfplayRunner {
       : options_(options),
         logger_(logger),
         stop_(stop),
-        master_rng_(SeedOrFresh(static_cast<int64_t>(options.seed))),
-        heartbeat_(StatusDir(options.base_dir), "selfplay", options.heartbeat_interval) {}
+        seeds_(options.seed),
+        heartbeat_(options.base_dir, "selfplay", options.heartbeat_interval, logger) {}
 
   SelfplayStats Run();
 
@@ -250,7 +249,6 @@ class SelfplayRunner {
 
   bool StopNow() const { return stop_.stop_requested() || failed_.load(); }
   bool ClaimGame();
-  uint64_t NextSeed();
   void GameThread(Epoch& epoch, nn::BatchingServer& server, uint64_t thread_seed);
   // One evaluator per device for `model` (the random net when nullopt); throws ConfigError
   // when a net's pos_len is smaller than the largest board.
@@ -282,9 +280,8 @@ class SelfplayRunner {
   const SelfplayOptions& options_;
   Logger& logger_;
   StopToken stop_;
-  std::mutex rng_mutex_;
-  Rng master_rng_;
-  Heartbeat heartbeat_;
+  SeedSource seeds_;
+  ServiceHeartbeat heartbeat_;
   Clock::time_point start_ = Clock::now();
   Clock::time_point last_log_ = Clock::now();
   std::atomic<bool> failed_{false};
@@ -325,12 +322,6 @@ bool SelfplayRunner::ClaimGame() {
   return false;
 }
 
-uint64_t SelfplayRunner::NextSeed() {
-  std::lock_guard<std::mutex> lock(rng_mutex_);
-  // Non-zero and below 2^53 so that it survives being written and read back anywhere.
-  return (master_rng_.Next() >> 11) | 1;
-}
-
 void SelfplayRunner::GameThread(Epoch& epoch, nn::BatchingServer& server, uint64_t thread_seed) {
   try {
     Rng rng(thread_seed);
@@ -344,7 +335,7 @@ void SelfplayRunner::GameThread(Epoch& epoch, nn::BatchingServer& server, uint64
     const auto stop = [this] { return StopNow(); };
     while (!StopNow() && !epoch.retire.load() && ClaimGame()) {
       FinishedGame game;
-      if (!PlayGame(options_.game, player, player, NextSeed(), stop, &game)) {
+      if (!PlayGame(options_.game, player, player, seeds_.NextSeed(), stop, &game)) {
         ++games_dropped_;
         break;
       }
@@ -535,11 +526,7 @@ void SelfplayRunner::Report(const Epoch& epoch, const std::string& state, bool f
                    {"model_switches", static_cast<double>(model_switches_.load())}};
   // How the current model's games end (pipeline/game_end_stats.h).
   for (auto& counter : GameEndCounters(ends)) info.counters.push_back(std::move(counter));
-  try {
-    heartbeat_.Beat(info, force_log);
-  } catch (const Error& e) {
-    logger_.Warning(std::string("cannot write the heartbeat: ") + e.what());
-  }
+  heartbeat_.Beat(info, force_log);
 }
 
 SelfplayStats SelfplayRunner::Run() {
@@ -550,20 +537,12 @@ SelfplayStats SelfplayRunner::Run() {
   TENGEN_CHECK(!options_.devices.empty(), "devices must name at least one device");
   TENGEN_CHECK(static_cast<int>(options_.devices.size()) <= options_.num_game_threads,
                "devices must not outnumber num_game_threads");
-  int max_size = 0;
-  for (const auto& size : game.board_sizes) max_size = std::max(max_size, size.first);
-  if (max_size > game.pos_len)
-    throw ConfigError("board size " + std::to_string(max_size) + " exceeds pos_len " +
-                      std::to_string(game.pos_len));
+  const int max_size = CheckBoardSizes(game);
   const data::RowShape shape{game.pos_len, nn::kNumSpatialFeatures, nn::kNumGlobalFeatures,
                              nn::kFeatureVersion};
   // The process's first shard is shorter by a uniform random amount (see selfplay.h).
-  int target;
-  {
-    std::lock_guard<std::mutex> lock(rng_mutex_);
-    target = 1 + static_cast<int>(
-                     master_rng_.Uniform(static_cast<uint32_t>(options_.max_rows_per_file)));
-  }
+  int target =
+      1 + static_cast<int>(seeds_.Uniform(static_cast<uint32_t>(options_.max_rows_per_file)));
 
   max_board_size_ = max_size;
   std::vector<std::unique_ptr<nn::Evaluator>> evaluators = LoadAtStartup();
@@ -607,7 +586,7 @@ SelfplayStats SelfplayRunner::Run() {
     std::exception_ptr monitor_error;
     try {
       for (int i = 0; i < options_.num_game_threads; ++i) {
-        const uint64_t thread_seed = NextSeed();
+        const uint64_t thread_seed = seeds_.NextSeed();
         ++epoch.running;
         nn::BatchingServer& server = *epoch.servers[i % num_servers];
         try {

@@ -7,22 +7,23 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
-#include <deque>
 #include <exception>
 #include <functional>
-#include <future>
 #include <limits>
 #include <memory>
-#include <sstream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
+#include "data/shard_reader.h"
 #include "data/training_rows.h"
 #include "pipeline/base_dir.h"
 #include "pipeline/heartbeat.h"
+#include "pipeline/service.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/publish.h"
 #include "util/rng.h"
+#include "util/task_queue.h"
 #include "util/text.h"
 
 namespace tengen::pipeline {
@@ -63,119 +64,34 @@ bool NewerFirst(const ShardFile& a, const ShardFile& b) {
 std::string SummaryJson(const ShuffleOptions& options, const ShuffleResult& result,
                         int64_t all_rows, const std::vector<const ShardFile*>& used,
                         uint64_t seed) {
-  std::ostringstream out;
-  out << "{\n";
-  out << "  \"created_utc\": " << JsonString(UtcTimestamp()) << ",\n";
-  out << "  \"total_rows\": " << result.total_rows << ",\n";
-  out << "  \"total_rows_all_files\": " << all_rows << ",\n";
-  out << "  \"desired_window_rows\": " << JsonNumber(result.desired_rows) << ",\n";
-  out << "  \"window_rows\": " << result.window_rows << ",\n";
-  out << "  \"output_rows\": " << result.output_rows << ",\n";
-  out << "  \"output_files\": " << result.output_files << ",\n";
-  out << "  \"rows_per_output_file\": " << options.rows_per_output_file << ",\n";
-  out << "  \"keep_target_rows\": " << options.keep_target_rows << ",\n";
-  out << "  \"min_rows\": " << options.min_rows << ",\n";
-  out << "  \"buckets\": " << result.buckets << ",\n";
-  out << "  \"seed\": " << JsonString(std::to_string(seed)) << ",\n";
-  out << "  \"symmetry_applied\": false,\n";
-  const ShardFile* oldest = used.empty() ? nullptr : used.back();
-  if (oldest != nullptr) {
-    out << "  \"window_start\": {\"file\": " << JsonString(oldest->path)
-        << ", \"mtime_utc\": " << JsonString(UtcFromNs(oldest->mtime_ns))
-        << ", \"mtime_ns\": " << oldest->mtime_ns << "},\n";
-  } else {
-    out << "  \"window_start\": null,\n";
+  using Json = nlohmann::ordered_json;
+  Json window_start = nullptr;
+  if (!used.empty()) {
+    const ShardFile& oldest = *used.back();
+    window_start = {{"file", oldest.path},
+                    {"mtime_utc", UtcFromNs(oldest.mtime_ns)},
+                    {"mtime_ns", oldest.mtime_ns}};
   }
-  out << "  \"files\": [";
-  for (size_t i = 0; i < used.size(); ++i) {
-    out << (i == 0 ? "\n" : ",\n") << "    {\"path\": " << JsonString(used[i]->path)
-        << ", \"model\": " << JsonString(used[i]->model) << ", \"rows\": " << used[i]->rows << "}";
-  }
-  out << "\n  ]\n}\n";
-  return out.str();
+  Json files = Json::array();
+  for (const ShardFile* file : used)
+    files.push_back({{"path", file->path}, {"model", file->model}, {"rows", file->rows}});
+  const Json json = {{"created_utc", UtcTimestamp()},
+                     {"total_rows", result.total_rows},
+                     {"total_rows_all_files", all_rows},
+                     {"desired_window_rows", result.desired_rows},
+                     {"window_rows", result.window_rows},
+                     {"output_rows", result.output_rows},
+                     {"output_files", result.output_files},
+                     {"rows_per_output_file", options.rows_per_output_file},
+                     {"keep_target_rows", options.keep_target_rows},
+                     {"min_rows", options.min_rows},
+                     {"buckets", result.buckets},
+                     {"seed", std::to_string(seed)},
+                     {"symmetry_applied", false},
+                     {"window_start", window_start},
+                     {"files", files}};
+  return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
-
-// Runs tasks on up to `limit` threads of their own (inline when limit <= 1); Run blocks while
-// `limit` are pending. Wait (and Run, for the oldest) rethrows a task's exception. The
-// destructor waits for what is still running.
-class TaskQueue {
- public:
-  explicit TaskQueue(int limit) : limit_(std::max(1, limit)) {}
-  TaskQueue(const TaskQueue&) = delete;
-  TaskQueue& operator=(const TaskQueue&) = delete;
-  ~TaskQueue() {
-    for (std::future<void>& task : pending_)
-      if (task.valid()) task.wait();
-  }
-  void Run(std::function<void()> task) {
-    if (limit_ <= 1) {
-      task();
-      return;
-    }
-    while (static_cast<int>(pending_.size()) >= limit_) PopOldest();
-    pending_.push_back(std::async(std::launch::async, std::move(task)));
-  }
-  void Wait() {
-    while (!pending_.empty()) PopOldest();
-  }
-
- private:
-  void PopOldest() {
-    std::future<void> task = std::move(pending_.front());
-    pending_.pop_front();
-    task.get();
-  }
-  int limit_;
-  std::deque<std::future<void>> pending_;
-};
-
-// A shard read (or why it could not be).
-struct ReadResult {
-  data::PackedShard shard;
-  std::string problem;
-  std::exception_ptr error;  // what ReadShard threw, if anything
-};
-
-ReadResult ReadForShuffle(const std::string& path) {
-  ReadResult result;
-  try {
-    result.shard = data::ReadPackedShard(path);
-  } catch (const Error& e) {
-    result.problem = e.what();
-    result.error = std::current_exception();
-  }
-  return result;
-}
-
-// Reads `paths` in order with up to `threads` reads ahead of the consumer (inline for 1).
-class ShardReader {
- public:
-  ShardReader(std::vector<std::string> paths, int threads)
-      : paths_(std::move(paths)), threads_(std::max(1, threads)) {}
-  ShardReader(const ShardReader&) = delete;
-  ShardReader& operator=(const ShardReader&) = delete;
-  ~ShardReader() {
-    for (std::future<ReadResult>& read : pending_)
-      if (read.valid()) read.wait();
-  }
-  // The next shard in order; call at most paths.size() times.
-  ReadResult Next() {
-    if (threads_ <= 1) return ReadForShuffle(paths_[next_consumed_++]);
-    while (next_started_ < paths_.size() && next_started_ < next_consumed_ + threads_)
-      pending_.push_back(std::async(std::launch::async, ReadForShuffle, paths_[next_started_++]));
-    std::future<ReadResult> read = std::move(pending_.front());
-    pending_.pop_front();
-    ++next_consumed_;
-    return read.get();
-  }
-
- private:
-  std::vector<std::string> paths_;
-  size_t threads_;
-  size_t next_started_ = 0;
-  size_t next_consumed_ = 0;
-  std::deque<std::future<ReadResult>> pending_;
-};
 
 // Writes `rows` as one shard at `path` (a task for TaskQueue).
 std::function<void()> WriteTask(const data::RowShape& shape, const std::string& model,
@@ -187,6 +103,191 @@ std::function<void()> WriteTask(const data::RowShape& shape, const std::string& 
     shared->clear();
     shared->shrink_to_fit();
   };
+}
+
+// The window of one shuffle (see shuffle.h): every shard found, newest first, and the newest of
+// them that cover the taper's desired rows. `chosen` points into `files`.
+struct Window {
+  std::vector<ShardFile> files;
+  std::vector<const ShardFile*> chosen;
+  int64_t random_rows = 0;  // rows of the random net's files (uncapped)
+  int64_t all_rows = 0;     // rows of every file (uncapped)
+  int64_t rows = 0;         // rows of the chosen files
+  int64_t kept_target = 0;  // rows to keep: at most keep_target_rows
+  int64_t buckets = 1;      // buckets the kept rows are dealt into
+};
+
+// Scans the shards and chooses the window; sets result->total_rows, desired_rows and buckets.
+// Returns false (and logs why) when there are fewer than min_rows rows.
+bool ChooseWindow(const ShuffleOptions& options, ShardScanner& scanner, Logger& logger,
+                  Window* window, ShuffleResult* result) {
+  window->files = scanner.Scan(options.base_dir, logger);
+  std::sort(window->files.begin(), window->files.end(), NewerFirst);
+  int64_t other_rows = 0;
+  for (const ShardFile& file : window->files)
+    (file.model == kRandomModelName ? window->random_rows : other_rows) += file.rows;
+  window->all_rows = window->random_rows + other_rows;
+  result->total_rows = other_rows + std::min(window->random_rows, options.min_rows);
+  if (result->total_rows < options.min_rows) {
+    logger.Info(std::to_string(result->total_rows) + " rows, fewer than min-rows " +
+                std::to_string(options.min_rows) + ": nothing to do");
+    return false;
+  }
+  result->desired_rows = DesiredWindowRows(
+      static_cast<double>(result->total_rows), static_cast<double>(options.min_rows),
+      options.taper_window_exponent, options.expand_window_per_row, options.taper_window_scale);
+  for (const ShardFile& file : window->files) {
+    if (static_cast<double>(window->rows) >= result->desired_rows) break;
+    window->chosen.push_back(&file);
+    window->rows += file.rows;
+  }
+  const int64_t budget = options.memory_budget_rows;
+  window->kept_target = std::min(window->rows, options.keep_target_rows);
+  window->buckets =
+      window->kept_target <= budget ? 1 : (window->kept_target * 5 / 4 + budget - 1) / budget;
+  result->buckets = static_cast<int>(window->buckets);
+  logger.Info(std::to_string(result->total_rows) + " rows (" + std::to_string(window->random_rows) +
+              " from the random net), desired window " + FormatFixed(result->desired_rows, 0) +
+              ": " + std::to_string(window->chosen.size()) + " files with " +
+              std::to_string(window->rows) + " rows, keeping " +
+              std::to_string(window->kept_target) + " in " + std::to_string(window->buckets) +
+              " buckets");
+  return true;
+}
+
+// Selection sampling (Knuth's algorithm S): of `remaining` rows met one at a time, keeps each
+// with probability needed / remaining, which keeps exactly `needed` rows (fewer when rows are
+// skipped), each subset equally likely.
+struct Selection {
+  int64_t needed = 0;
+  int64_t remaining = 0;
+
+  bool Keep(Rng& rng) {
+    const bool keep = needed > 0 && rng.UniformDouble() * static_cast<double>(remaining) <
+                                        static_cast<double>(needed);
+    --remaining;
+    if (keep) --needed;
+    return keep;
+  }
+  // Rows that will not be met (a shard that cannot be read).
+  void Skip(int64_t rows) {
+    remaining -= rows;
+    needed = std::min(needed, remaining);
+  }
+};
+
+// The rows kept from a window, dealt into buckets: per bucket, the rows in memory and the
+// temporary files it was flushed to (in `dir`, when there is more than one bucket).
+struct Buckets {
+  std::unique_ptr<AtomicDirectory> dir;
+  data::RowShape shape;  // of the newest readable file; the others must match it
+  std::vector<std::vector<data::PackedRow>> rows;
+  std::vector<std::vector<std::string>> files;
+  std::vector<const ShardFile*> used;  // the files read, newest first
+};
+
+// Why a shard that was read cannot be used (empty when it can).
+std::string ShardProblem(const data::ShardRead& read, const ShardFile& file, bool have_shape,
+                         const data::RowShape& shape) {
+  if (!read.problem.empty()) return read.problem;
+  if (static_cast<int64_t>(read.shard.rows.size()) != file.rows)
+    return "it holds " + std::to_string(read.shard.rows.size()) + " rows, its headers said " +
+           std::to_string(file.rows);
+  if (have_shape && !SameShape(shape, read.shard.shape))
+    return "its row shape differs from the newer files'";
+  return "";
+}
+
+// Reads the window's files (up to options.threads ahead) and deals the kept rows into buckets
+// at random; a bucket that outgrows its share of memory_budget_rows is written to a file in
+// `bucket_dir` by up to options.threads writers. Every random draw happens on this thread in
+// file order, so the buckets depend on the seed alone. Unreadable files are logged and skipped.
+// Returns false when a stop request abandoned the shuffle.
+bool DealIntoBuckets(const ShuffleOptions& options, const Window& window,
+                     const std::string& bucket_dir, Rng& rng, const StopToken& stop, Logger& logger,
+                     Buckets* buckets, ShuffleResult* result) {
+  const size_t count = static_cast<size_t>(window.buckets);
+  buckets->rows.resize(count);
+  buckets->files.resize(count);
+  if (count > 1) buckets->dir = std::make_unique<AtomicDirectory>(bucket_dir);
+  const size_t flush_rows = static_cast<size_t>(
+      std::max<int64_t>(1, options.memory_budget_rows / std::max<int64_t>(1, window.buckets)));
+  const int threads = std::max(1, options.threads);
+  TaskQueue writes(threads);
+  int64_t chunks = 0;
+  const auto flush = [&](size_t b) {
+    if (buckets->rows[b].empty()) return;
+    const std::string path = buckets->dir->path() + "/bucket-" + std::to_string(b) + "-" +
+                             std::to_string(chunks++) + ".npz";
+    writes.Run(WriteTask(buckets->shape, "bucket", options.compression_level, path,
+                         std::move(buckets->rows[b])));
+    buckets->files[b].push_back(path);
+    buckets->rows[b].clear();
+    buckets->rows[b].shrink_to_fit();
+  };
+  Selection selection{window.kept_target, window.rows};
+  std::vector<std::string> paths;
+  for (const ShardFile* file : window.chosen) paths.push_back(file->path);
+  data::ShardReader reader(std::move(paths), threads);
+  for (const ShardFile* file : window.chosen) {
+    if (stop.stop_requested()) return false;
+    data::ShardRead read = reader.Next();
+    const std::string problem = ShardProblem(read, *file, !buckets->used.empty(), buckets->shape);
+    if (!problem.empty()) {
+      logger.Warning("skipping shard " + file->path + ": " + problem);
+      selection.Skip(file->rows);
+      continue;
+    }
+    if (buckets->used.empty()) buckets->shape = read.shard.shape;
+    buckets->used.push_back(file);
+    result->window_rows += file->rows;
+    for (data::PackedRow& row : read.shard.rows) {
+      if (!selection.Keep(rng)) continue;
+      const size_t b = count == 1 ? 0 : rng.Uniform(static_cast<uint32_t>(count));
+      buckets->rows[b].push_back(std::move(row));
+      if (count > 1 && buckets->rows[b].size() >= flush_rows) flush(b);
+    }
+  }
+  if (count > 1)
+    for (size_t b = 0; b < count; ++b) flush(b);
+  writes.Wait();
+  return true;
+}
+
+// Shuffles each bucket (its files read back and deleted) and appends it to the output files
+// data-NNNN.npz in `out_dir`, written by up to options.threads writers; counts them in
+// result. Returns false when a stop request abandoned the shuffle.
+bool WriteShuffled(const ShuffleOptions& options, Buckets& buckets, const std::string& out_dir,
+                   Rng& rng, const StopToken& stop, ShuffleResult* result) {
+  const int threads = std::max(1, options.threads);
+  TaskQueue writes(threads);
+  std::vector<data::PackedRow> pending;
+  const auto write_output = [&] {
+    const std::string path = out_dir + "/" + OutputFileName(result->output_files++);
+    writes.Run(
+        WriteTask(buckets.shape, "shuffled", options.compression_level, path, std::move(pending)));
+    pending.clear();
+  };
+  for (size_t b = 0; b < buckets.rows.size(); ++b) {
+    if (stop.stop_requested()) return false;
+    std::vector<data::PackedRow> rows = std::move(buckets.rows[b]);
+    data::ShardReader chunks(buckets.files[b], threads);
+    for (const std::string& path : buckets.files[b]) {
+      data::ShardRead chunk = chunks.Next();
+      if (chunk.error) std::rethrow_exception(chunk.error);
+      for (data::PackedRow& row : chunk.shard.rows) rows.push_back(std::move(row));
+      fs::remove(path);
+    }
+    std::shuffle(rows.begin(), rows.end(), rng);
+    for (data::PackedRow& row : rows) {
+      pending.push_back(std::move(row));
+      ++result->output_rows;
+      if (static_cast<int64_t>(pending.size()) >= options.rows_per_output_file) write_output();
+    }
+  }
+  if (!pending.empty()) write_output();
+  writes.Wait();
+  return true;
 }
 
 }  // namespace
@@ -306,167 +407,35 @@ ShuffleResult ShuffleOnce(const ShuffleOptions& options, ShardScanner& scanner, 
                "row options must be positive");
   const auto start = Clock::now();
   ShuffleResult result;
-  std::vector<ShardFile> files = scanner.Scan(options.base_dir, logger);
-  std::sort(files.begin(), files.end(), NewerFirst);
-
-  int64_t random_rows = 0;
-  int64_t other_rows = 0;
-  for (const ShardFile& file : files)
-    (file.model == kRandomModelName ? random_rows : other_rows) += file.rows;
-  result.total_rows = other_rows + std::min(random_rows, options.min_rows);
-  if (result.total_rows < options.min_rows) {
-    logger.Info(std::to_string(result.total_rows) + " rows, fewer than min-rows " +
-                std::to_string(options.min_rows) + ": nothing to do");
-    return result;
-  }
-  result.desired_rows = DesiredWindowRows(
-      static_cast<double>(result.total_rows), static_cast<double>(options.min_rows),
-      options.taper_window_exponent, options.expand_window_per_row, options.taper_window_scale);
-
-  std::vector<const ShardFile*> window;
-  int64_t window_rows = 0;
-  for (const ShardFile& file : files) {
-    if (static_cast<double>(window_rows) >= result.desired_rows) break;
-    window.push_back(&file);
-    window_rows += file.rows;
-  }
-  const int64_t kept_target = std::min(window_rows, options.keep_target_rows);
-  const int64_t buckets =
-      kept_target <= options.memory_budget_rows
-          ? 1
-          : (kept_target * 5 / 4 + options.memory_budget_rows - 1) / options.memory_budget_rows;
-  const size_t flush_rows = static_cast<size_t>(
-      std::max<int64_t>(1, options.memory_budget_rows / std::max<int64_t>(1, buckets)));
-  result.buckets = static_cast<int>(buckets);
-  logger.Info(std::to_string(result.total_rows) + " rows (" + std::to_string(random_rows) +
-              " from the random net), desired window " + FormatFixed(result.desired_rows, 0) +
-              ": " + std::to_string(window.size()) + " files with " + std::to_string(window_rows) +
-              " rows, keeping " + std::to_string(kept_target) + " in " + std::to_string(buckets) +
-              " buckets");
+  Window window;
+  if (!ChooseWindow(options, scanner, logger, &window, &result)) return result;
 
   const std::string shuffled_dir = ShuffledDataDir(options.base_dir);
   EnsureDirectory(shuffled_dir);
   const std::string stem = UniqueFileStem();
-
-  // Deal the kept rows into buckets (selection sampling keeps exactly kept_target rows of the
-  // files that can be read, each subset equally likely).
-  std::vector<std::vector<data::PackedRow>> bucket_rows(static_cast<size_t>(buckets));
-  std::vector<std::vector<std::string>> bucket_files(static_cast<size_t>(buckets));
-  std::unique_ptr<AtomicDirectory> bucket_dir;
-  if (buckets > 1)
-    bucket_dir = std::make_unique<AtomicDirectory>(shuffled_dir + "/buckets-" + stem);
-  // Threads read and write whole files only; every random draw happens on this thread in file
-  // order, so the output depends on the seed alone. Declared after bucket_dir: destroyed first.
-  const int threads = std::max(1, options.threads);
-  TaskQueue bucket_writes(threads);
-  bool have_shape = false;
-  data::RowShape shape;
-  int64_t chunks = 0;
-  auto flush_bucket = [&](size_t b) {
-    if (bucket_rows[b].empty()) return;
-    const std::string path = bucket_dir->path() + "/bucket-" + std::to_string(b) + "-" +
-                             std::to_string(chunks++) + ".npz";
-    bucket_writes.Run(
-        WriteTask(shape, "bucket", options.compression_level, path, std::move(bucket_rows[b])));
-    bucket_files[b].push_back(path);
-    bucket_rows[b].clear();
-    bucket_rows[b].shrink_to_fit();
-  };
-
-  std::vector<const ShardFile*> used;
-  int64_t needed = kept_target;
-  int64_t remaining = window_rows;
-  std::vector<std::string> window_paths;
-  for (const ShardFile* file : window) window_paths.push_back(file->path);
-  ShardReader reader(std::move(window_paths), threads);
-  for (const ShardFile* file : window) {
-    if (stop.stop_requested()) {
-      logger.Info("stop requested: shuffle abandoned");
-      return ShuffleResult{};
-    }
-    ReadResult read = reader.Next();
-    data::PackedShard& shard = read.shard;
-    std::string& problem = read.problem;
-    if (problem.empty()) {
-      if (static_cast<int64_t>(shard.rows.size()) != file->rows)
-        problem = "it holds " + std::to_string(shard.rows.size()) + " rows, its headers said " +
-                  std::to_string(file->rows);
-      else if (have_shape && !SameShape(shape, shard.shape))
-        problem = "its row shape differs from the newer files'";
-    }
-    if (!problem.empty()) {
-      logger.Warning("skipping shard " + file->path + ": " + problem);
-      remaining -= file->rows;
-      needed = std::min(needed, remaining);
-      continue;
-    }
-    if (!have_shape) {
-      shape = shard.shape;
-      have_shape = true;
-    }
-    used.push_back(file);
-    result.window_rows += file->rows;
-    for (data::PackedRow& row : shard.rows) {
-      const bool keep = needed > 0 && rng.UniformDouble() * static_cast<double>(remaining) <
-                                          static_cast<double>(needed);
-      --remaining;
-      if (!keep) continue;
-      --needed;
-      const size_t b = buckets == 1 ? 0 : rng.Uniform(static_cast<uint32_t>(buckets));
-      bucket_rows[b].push_back(std::move(row));
-      if (buckets > 1 && bucket_rows[b].size() >= flush_rows) flush_bucket(b);
-    }
+  Buckets buckets;
+  if (!DealIntoBuckets(options, window, shuffled_dir + "/buckets-" + stem, rng, stop, logger,
+                       &buckets, &result)) {
+    logger.Info("stop requested: shuffle abandoned");
+    return ShuffleResult{};
   }
-  if (buckets > 1)
-    for (size_t b = 0; b < bucket_rows.size(); ++b) flush_bucket(b);
-  bucket_writes.Wait();
-  result.files_used = static_cast<int>(used.size());
-
-  int64_t kept = 0;
-  for (size_t b = 0; b < bucket_rows.size(); ++b) kept += bucket_rows[b].size();
-  if (used.empty() || (buckets == 1 && kept == 0)) {
+  result.files_used = static_cast<int>(buckets.used.size());
+  if (buckets.used.empty() || (window.buckets == 1 && buckets.rows.front().empty())) {
     logger.Warning("no readable rows in the window: nothing published");
     return ShuffleResult{};
   }
 
-  // Shuffle each bucket and append it to the output.
   AtomicDirectory out_dir(shuffled_dir + "/" + stem);
-  TaskQueue output_writes(threads);  // declared after out_dir: destroyed first
-  std::vector<data::PackedRow> pending;
-  auto write_output = [&] {
-    const std::string path = out_dir.path() + "/" + OutputFileName(result.output_files++);
-    output_writes.Run(
-        WriteTask(shape, "shuffled", options.compression_level, path, std::move(pending)));
-    pending.clear();
-  };
-  for (size_t b = 0; b < bucket_rows.size(); ++b) {
-    if (stop.stop_requested()) {
-      logger.Info("stop requested: shuffle abandoned");
-      return ShuffleResult{};
-    }
-    std::vector<data::PackedRow> rows = std::move(bucket_rows[b]);
-    ShardReader chunks_reader(bucket_files[b], threads);
-    for (const std::string& path : bucket_files[b]) {
-      ReadResult chunk = chunks_reader.Next();
-      if (chunk.error) std::rethrow_exception(chunk.error);
-      for (data::PackedRow& row : chunk.shard.rows) rows.push_back(std::move(row));
-      fs::remove(path);
-    }
-    std::shuffle(rows.begin(), rows.end(), rng);
-    for (data::PackedRow& row : rows) {
-      pending.push_back(std::move(row));
-      ++result.output_rows;
-      if (static_cast<int64_t>(pending.size()) >= options.rows_per_output_file) write_output();
-    }
+  if (!WriteShuffled(options, buckets, out_dir.path(), rng, stop, &result)) {
+    logger.Info("stop requested: shuffle abandoned");
+    return ShuffleResult{};
   }
-  if (!pending.empty()) write_output();
-  output_writes.Wait();
   if (result.output_rows == 0) {
     logger.Warning("no rows kept: nothing published");
     return ShuffleResult{};
   }
   PublishFile(out_dir.path() + "/summary.json",
-              SummaryJson(options, result, random_rows + other_rows, used, rng.seed()));
+              SummaryJson(options, result, window.all_rows, buckets.used, rng.seed()));
   out_dir.Commit();
   result.published = true;
   result.dir = out_dir.final_path();
@@ -512,13 +481,13 @@ int CleanupShuffles(const std::string& base_dir, int keep, std::chrono::seconds 
 }
 
 int RunShuffler(const ShuffleOptions& options, Logger& logger, const StopToken& stop) {
-  Rng rng(SeedOrFresh(static_cast<int64_t>(options.seed)));
+  Rng rng(MasterSeed(options.seed));
   logger.Info("shuffler seed " + std::to_string(rng.seed()));
   ShardScanner scanner;
-  Heartbeat heartbeat(StatusDir(options.base_dir), "shuffler", options.heartbeat_interval);
+  ServiceHeartbeat heartbeat(options.base_dir, "shuffler", options.heartbeat_interval, logger);
   int published = 0;
   ShuffleResult last;
-  auto beat = [&](const std::string& state, bool force) {
+  const auto beat = [&](const std::string& state, bool force) {
     HeartbeatInfo info;
     info.state = state;
     info.texts = {{"last_shuffle", last.dir}};
@@ -526,37 +495,20 @@ int RunShuffler(const ShuffleOptions& options, Logger& logger, const StopToken& 
                      {"total_rows", static_cast<double>(last.total_rows)},
                      {"desired_window_rows", last.desired_rows},
                      {"output_rows", static_cast<double>(last.output_rows)}};
-    try {
-      heartbeat.Beat(info, force);
-    } catch (const Error& e) {
-      logger.Warning(std::string("cannot write the heartbeat: ") + e.what());
-    }
+    heartbeat.Beat(info, force);
   };
-  while (!stop.stop_requested()) {
-    beat("shuffling", true);
-    try {
-      const ShuffleResult result = ShuffleOnce(options, scanner, logger, rng, stop);
-      if (result.published) {
-        ++published;
-        last = result;
-      } else {
-        last.total_rows = result.total_rows;
-      }
-      CleanupShuffles(options.base_dir, options.keep_shuffles, options.cleanup_grace, logger);
-    } catch (const Error& e) {
-      if (options.once) throw;
-      logger.Error(std::string("shuffle failed: ") + e.what());
+  const auto pass = [&] {
+    const ShuffleResult result = ShuffleOnce(options, scanner, logger, rng, stop);
+    if (result.published) {
+      ++published;
+      last = result;
+    } else {
+      last.total_rows = result.total_rows;
     }
-    if (options.once) break;
-    beat("waiting", true);
-    const auto wake = Clock::now() + options.interval;
-    while (!stop.stop_requested() && Clock::now() < wake) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(wake - Clock::now());
-      if (stop.SleepFor(std::min<std::chrono::milliseconds>(left, std::chrono::seconds(1)))) break;
-      beat("waiting", false);
-    }
-  }
-  beat("stopped", true);
+    CleanupShuffles(options.base_dir, options.keep_shuffles, options.cleanup_grace, logger);
+  };
+  const PassLoop loop{"shuffling", "shuffle failed", options.once, options.interval};
+  RunPasses(loop, stop, logger, pass, beat);
   return published;
 }
 

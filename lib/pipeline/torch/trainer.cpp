@@ -21,6 +21,7 @@
 #include "pipeline/base_dir.h"
 #include "pipeline/checkpoints.h"
 #include "pipeline/heartbeat.h"
+#include "pipeline/service.h"
 #include "pipeline/torch/torch_loader.h"
 #include "pipeline/train_data.h"
 #include "util/checksum.h"
@@ -28,6 +29,7 @@
 #include "util/log.h"
 #include "util/publish.h"
 #include "util/rng.h"
+#include "util/text.h"
 #include "util/version.h"
 
 namespace tengen::pipeline {
@@ -46,8 +48,7 @@ std::string ExportDir(const TrainerProgramOptions& o) {
 }
 
 std::string SnapshotName(const TrainerProgramOptions& o, int64_t samples, int64_t rows) {
-  return o.run_name + "-" + o.training_name + "-s" + std::to_string(samples) + "-d" +
-         std::to_string(rows);
+  return StrCat(o.run_name, "-", o.training_name, "-s", samples, "-d", rows);
 }
 
 void WriteSnapshot(const TrainerProgramOptions& o, const nn::NetTrainer& trainer,
@@ -191,7 +192,7 @@ class TrainerLoop {
         logger_(logger),
         stop_(stop),
         train_dir_(TrainDir(options.base_dir, options.training_name)),
-        heartbeat_(StatusDir(options.base_dir), "trainer", options.heartbeat_interval) {
+        heartbeat_(options.base_dir, "trainer", options.heartbeat_interval, logger) {
     bucket_.per_new_data = o_.max_train_bucket_per_new_data;
     bucket_.max_size = o_.max_train_bucket_size;
     bucket_.samples_per_epoch = o_.samples_per_epoch;
@@ -226,7 +227,7 @@ class TrainerLoop {
   const StopToken& stop_;
   std::string train_dir_;
   BucketOptions bucket_;
-  Heartbeat heartbeat_;
+  ServiceHeartbeat heartbeat_;
   std::unique_ptr<nn::ProcessGroup> group_;
   std::unique_ptr<nn::NetTrainer> trainer_;
   TrainState state_;
@@ -249,12 +250,10 @@ void TrainerLoop::Start() {
   }
   if (dist.world_size > 1) {
     if (o_.batch_size % dist.world_size != 0) {
-      throw ConfigError("batch_size " + std::to_string(o_.batch_size) +
-                        " cannot be split evenly over " + std::to_string(dist.world_size) +
-                        " ranks");
+      throw ConfigError(StrCat("batch_size ", o_.batch_size, " cannot be split evenly over ",
+                               dist.world_size, " ranks"));
     }
-    logger_.Info("joining rank " + std::to_string(dist.rank) + " of " +
-                 std::to_string(dist.world_size));
+    logger_.Info(StrCat("joining rank ", dist.rank, " of ", dist.world_size));
     group_ = nn::ProcessGroup::Create(dist, net_options.device);
     logger_.Info("process group up (" + group_->backend() + ")");
   }
@@ -280,13 +279,11 @@ void TrainerLoop::Start() {
                                                 group_.get());
     trainer_->LoadState(resume->trainer_bytes, dir + "/" + kTrainerStateFile);
     last_checkpoint_ = dir;
-    logger_.Info("resuming from " + dir + ": " + std::to_string(state_.samples) + " samples, " +
-                 std::to_string(state_.epochs) + " epochs, bucket " +
-                 FormatFixed(state_.bucket_level, 0) +
-                 (state_.in_epoch
-                      ? ", finishing an epoch at step " + std::to_string(state_.epoch_steps_done) +
-                            "/" + std::to_string(state_.epoch_steps)
-                      : ""));
+    logger_.Info(StrCat("resuming from ", dir, ": ", state_.samples, " samples, ", state_.epochs,
+                        " epochs, bucket ", FormatFixed(state_.bucket_level, 0),
+                        (state_.in_epoch ? StrCat(", finishing an epoch at step ",
+                                                  state_.epoch_steps_done, "/", state_.epoch_steps)
+                                         : "")));
     return;
   }
   const uint64_t seed = choice.seed;
@@ -301,8 +298,7 @@ void TrainerLoop::Start() {
     logger_.Info("starting from " + o_.initial_model);
   } else {
     start = nn::TorchModel::Create(config, seed);
-    logger_.Info("starting from fresh " + o_.model_kind + " weights (seed " + std::to_string(seed) +
-                 ")");
+    logger_.Info(StrCat("starting from fresh ", o_.model_kind, " weights (seed ", seed, ")"));
   }
   trainer_ = std::make_unique<nn::NetTrainer>(*start, net_options, group_.get());
 }
@@ -319,13 +315,11 @@ void TrainerLoop::CheckDataShape(const ShuffleDir& shuffle) {
         shape.num_global != nn::kNumGlobalFeatures ||
         shape.feature_version != nn::kFeatureVersion) {
       throw ConfigError(
-          file + ": rows of pos_len " + std::to_string(shape.pos_len) + " with " +
-          std::to_string(shape.num_spatial) + " spatial and " + std::to_string(shape.num_global) +
-          " global features (version " + std::to_string(shape.feature_version) +
-          "), but this trainer's net takes pos_len " + std::to_string(o_.pos_len) + " with " +
-          std::to_string(nn::kNumSpatialFeatures) + " and " +
-          std::to_string(nn::kNumGlobalFeatures) + " (version " +
-          std::to_string(nn::kFeatureVersion) + "): set pos_len to the selfplay pos_len");
+          StrCat(file, ": rows of pos_len ", shape.pos_len, " with ", shape.num_spatial,
+                 " spatial and ", shape.num_global, " global features (version ",
+                 shape.feature_version, "), but this trainer's net takes pos_len ", o_.pos_len,
+                 " with ", nn::kNumSpatialFeatures, " and ", nn::kNumGlobalFeatures, " (version ",
+                 nn::kFeatureVersion, "): set pos_len to the selfplay pos_len"));
     }
     return;
   }
@@ -339,9 +333,9 @@ std::optional<Shortage> TrainerLoop::PlanNewEpoch(std::string* reason, int64_t s
   }
   if (shuffle->name != last_shuffle_) {
     const double credit = CreditNewRows(state_, shuffle->total_rows, bucket_, logger_);
-    logger_.Info("shuffle " + shuffle->name + ": " + std::to_string(shuffle->total_rows) +
-                 " rows in total, " + std::to_string(shuffle->files.size()) + " files; bucket +" +
-                 FormatFixed(credit, 0) + " = " + FormatFixed(state_.bucket_level, 0));
+    logger_.Info(StrCat("shuffle ", shuffle->name, ": ", shuffle->total_rows, " rows in total, ",
+                        shuffle->files.size(), " files; bucket +", FormatFixed(credit, 0), " = ",
+                        FormatFixed(state_.bucket_level, 0)));
     last_shuffle_ = shuffle->name;
     CheckDataShape(*shuffle);
   }
@@ -360,8 +354,8 @@ std::optional<Shortage> TrainerLoop::PlanNewEpoch(std::string* reason, int64_t s
   }
   TrainState trial = state_;
   if (spend && !TrySpendEpoch(trial, bucket_)) {
-    *reason = "train bucket limited (" + FormatFixed(state_.bucket_level, 0) + " < " +
-              std::to_string(o_.samples_per_epoch) + " samples)";
+    *reason = StrCat("train bucket limited (", FormatFixed(state_.bucket_level, 0), " < ",
+                     o_.samples_per_epoch, " samples)");
     return Shortage::kBucketLimited;
   }
   const std::vector<std::string> files =
@@ -421,8 +415,8 @@ Decision TrainerLoop::Decide() {
                                       });
     if (missing != state_.epoch_files.end()) {
       const int64_t remaining = state_.epoch_steps - state_.epoch_steps_done;
-      logger_.Warning("the interrupted epoch's file " + *missing + " is gone: planning its " +
-                      std::to_string(remaining) + " remaining steps from the newest shuffle");
+      logger_.Warning(StrCat("the interrupted epoch's file ", *missing, " is gone: planning its ",
+                             remaining, " remaining steps from the newest shuffle"));
       state_.in_epoch = false;
       std::string reason;
       if (const auto shortage = PlanNewEpoch(&reason, remaining, false)) {
@@ -462,29 +456,21 @@ void TrainerLoop::Beat(const std::string& what, bool force) {
     info.counters.emplace_back("policy_loss", last_epoch_.policy / last_epoch_.weight);
     info.counters.emplace_back("value_loss", last_epoch_.value / last_epoch_.weight);
   }
-  try {
-    heartbeat_.Beat(info, force);
-  } catch (const std::exception& e) {
-    logger_.Warning(std::string("heartbeat: ") + e.what());
-  }
+  heartbeat_.Beat(info, force);
 }
 
 void TrainerLoop::WaitPoll() {
-  const auto wake = Clock::now() + o_.poll_interval;
-  while (!stop_.stop_requested() && Clock::now() < wake) {
-    Beat("waiting");
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
+  Beat("waiting");
+  WaitUnlessStopped(stop_, o_.poll_interval, [this] { Beat("waiting"); });
 }
 
 bool TrainerLoop::TrainEpoch(const Decision& d) {
   EpochBatches batches(d.files, o_.batch_size, rank(), world(), d.seed, d.epoch);
   batches.Skip(d.skip, logger_);
   if (rank0()) {
-    logger_.Info("epoch " + std::to_string(d.epoch + 1) + ": " + std::to_string(d.steps) +
-                 " steps of " + std::to_string(o_.batch_size) + " from " +
-                 std::to_string(d.files.size()) + " files" +
-                 (d.skip > 0 ? ", resuming at step " + std::to_string(d.skip) : ""));
+    logger_.Info(StrCat("epoch ", d.epoch + 1, ": ", d.steps, " steps of ", o_.batch_size, " from ",
+                        d.files.size(), " files",
+                        (d.skip > 0 ? StrCat(", resuming at step ", d.skip) : "")));
   }
   nn::LossSums epoch_sums;
   const auto start = Clock::now();
@@ -506,16 +492,15 @@ bool TrainerLoop::TrainEpoch(const Decision& d) {
     }
     const bool have = batches.Next(&batch, logger_);
     if (group_ != nullptr ? group_->AnyTrue(!have) : !have) {
-      logger_.Warning("epoch plan ran out of readable rows at step " + std::to_string(step) +
-                      " of " + std::to_string(d.steps));
+      logger_.Warning(
+          StrCat("epoch plan ran out of readable rows at step ", step, " of ", d.steps));
       break;
     }
     const int micro_before = trainer_->micro_batch();
     const nn::LossSums sums =
         trainer_->Step(batch, o_.batch_size, LearningRate(o_, state_.samples));
     if (trainer_->micro_batch() < micro_before) {
-      logger_.Warning("out of memory: micro-batch halved to " +
-                      std::to_string(trainer_->micro_batch()));
+      logger_.Warning(StrCat("out of memory: micro-batch halved to ", trainer_->micro_batch()));
     }
     epoch_sums.Add(sums);
     state_.samples += o_.batch_size;
@@ -529,10 +514,9 @@ bool TrainerLoop::TrainEpoch(const Decision& d) {
       last_progress = now;
       const double eta =
           static_cast<double>(d.steps - step) * o_.batch_size / std::max(samples_per_second_, 1e-9);
-      logger_.Info("step " + std::to_string(step) + "/" + std::to_string(d.steps) + ", " +
-                   FormatFixed(samples_per_second_, 0) + " samples/s, ETA " + FormatFixed(eta, 0) +
-                   " s, loss " +
-                   FormatFixed(epoch_sums.total / std::max(epoch_sums.weight, 1e-9), 4));
+      logger_.Info(StrCat("step ", step, "/", d.steps, ", ", FormatFixed(samples_per_second_, 0),
+                          " samples/s, ETA ", FormatFixed(eta, 0), " s, loss ",
+                          FormatFixed(epoch_sums.total / std::max(epoch_sums.weight, 1e-9), 4)));
     }
     Beat("training");
     if (rank0() && now - last_keep_alive >= std::chrono::seconds(60)) {
@@ -567,7 +551,7 @@ bool TrainerLoop::TrainEpoch(const Decision& d) {
     // twice for the same epoch.
     last_checkpoint_ = WriteCheckpoint(train_dir_, trainer_->SaveState(), state_, logger_);
     AppendMetrics(train_dir_, line);
-    logger_.Info("epoch " + std::to_string(state_.epochs) + " done: " + line.dump());
+    logger_.Info(StrCat("epoch ", state_.epochs, " done: ", line.dump()));
     WriteSnapshot(o_, *trainer_, state_, last_checkpoint_, logger_);
   }
   return true;
@@ -588,7 +572,7 @@ TrainerResult TrainerLoop::Run() {
     }
     if (d.action == Action::kWait) {
       if (rank0()) {
-        logger_.Info("waiting " + std::to_string(o_.poll_interval.count()) + " s: " + d.reason);
+        logger_.Info(StrCat("waiting ", o_.poll_interval.count(), " s: ", d.reason));
       }
       WaitPoll();
       if (AnyStop()) {

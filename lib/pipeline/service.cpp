@@ -1,0 +1,81 @@
+#include "pipeline/service.h"
+
+#include <algorithm>
+#include <exception>
+
+#include "pipeline/base_dir.h"
+#include "util/error.h"
+#include "util/text.h"
+
+namespace tengen::pipeline {
+
+ServiceHeartbeat::ServiceHeartbeat(const std::string& base_dir, const std::string& program,
+                                   std::chrono::milliseconds interval, Logger& logger)
+    : heartbeat_(StatusDir(base_dir), program, interval), logger_(logger) {}
+
+bool ServiceHeartbeat::Beat(const HeartbeatInfo& info, bool force) {
+  try {
+    return heartbeat_.Beat(info, force);
+  } catch (const std::exception& e) {
+    logger_.Warning(StrCat("cannot write the heartbeat: ", e.what()));
+    return false;
+  }
+}
+
+bool WaitUnlessStopped(const StopToken& stop, std::chrono::milliseconds duration,
+                       const std::function<void()>& after_tick, std::chrono::milliseconds tick) {
+  using Clock = std::chrono::steady_clock;
+  const auto wake = Clock::now() + duration;
+  while (!stop.stop_requested() && Clock::now() < wake) {
+    // Rounded up: a last sleep of 0 ms would spin through the final fraction of a millisecond.
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(wake - Clock::now());
+    if (stop.SleepFor(std::min(left, tick))) return true;
+    after_tick();
+  }
+  return stop.stop_requested();
+}
+
+void RunPasses(const PassLoop& loop, const StopToken& stop, Logger& logger,
+               const std::function<void()>& pass,
+               const std::function<void(const std::string& state, bool force)>& beat) {
+  while (!stop.stop_requested()) {
+    beat(loop.working_state, true);
+    try {
+      pass();
+    } catch (const ConfigError&) {
+      throw;
+    } catch (const Error& e) {
+      if (loop.once) throw;
+      logger.Error(StrCat(loop.failure, ": ", e.what()));
+    }
+    if (loop.once) break;
+    beat("waiting", true);
+    WaitUnlessStopped(stop, loop.interval, [&beat] { beat("waiting", false); });
+  }
+  beat("stopped", true);
+}
+
+uint64_t MasterSeed(uint64_t seed_option) { return SeedOrFresh(static_cast<int64_t>(seed_option)); }
+
+uint64_t SeedSource::NextSeed() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return (rng_.Next() >> 11) | 1;
+}
+
+uint32_t SeedSource::Uniform(uint32_t n) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return rng_.Uniform(n);
+}
+
+void CheckBoardFits(int size, int pos_len) {
+  if (size > pos_len) throw ConfigError(StrCat("board size ", size, " exceeds pos_len ", pos_len));
+}
+
+int CheckBoardSizes(const GameParams& game) {
+  int max_size = 0;
+  for (const auto& size : game.board_sizes) max_size = std::max(max_size, size.first);
+  CheckBoardFits(max_size, game.pos_len);
+  return max_size;
+}
+
+}  // namespace tengen::pipeline
