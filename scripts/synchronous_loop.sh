@@ -151,6 +151,14 @@ show_progress() {
   echo "$size"
 }
 
+# advance_progress: show_progress from `offset` on, moving `offset`. A Ctrl-C goes to the whole
+# process group, so it can kill show_progress's subshell: its status (130) must not end the
+# loop through `set -e` before the trap has stopped the stage; the lines are shown next time.
+advance_progress() {
+  local next
+  if next=$(show_progress "$offset") && [[ $next =~ ^[0-9]+$ ]]; then offset=$next; fi
+}
+
 # run_stage PHASE CYCLE PROGRAM ARGS...: one program to its end, its output appended to the
 # console log and its progress shown; the loop ends after it when Ctrl-C arrived (the program
 # itself has stopped cleanly and published what was complete).
@@ -172,13 +180,13 @@ run_stage() {
     # A trapped signal ends this wait early; the loop goes on until the stage has ended.
     sleep 1 &
     wait $! || true
-    offset=$(show_progress "$offset")
+    advance_progress
   done
   set +e
   wait "$stage_pid"
   code=$?
   set -e
-  offset=$(show_progress "$offset")
+  advance_progress
   ((tty)) && printf '\r\033[K' >&2
   last_stage_pid=$stage_pid
   stage_pid=""
