@@ -62,11 +62,14 @@ TEST_CASE("device errors: selfplay, gatekeeper and exporter stop at startup, nam
 
 TEST_CASE("device errors: tengen-gtp with a model stops before play, naming the device") {
   testing::TempDir dir;
+  // The name is copied from a std::string: assigning the literal trips a false GCC 12
+  // -Wstringop-overflow in the libtorch 2.x build.
+  const std::string name = "m";
   nn::ModelConfig config;
   nn::ParseArchitecture("b1c16", &config);
   config.pos_len = 9;
-  config.name = "m";
-  nn::TorchModel::Create(config, 1)->Save(dir / "m");
+  config.name = name;
+  nn::TorchModel::Create(config, 1)->Save(dir / name);
   const std::string device = MissingDevice();
   ExpectDeviceError({kBin + "/tengen-gtp", "--model", dir / "m", "--set", "device=" + device},
                     device, "genmove b\nquit\n");
