@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "pipeline/gatekeeper.h"
 #include "pipeline/selfplay.h"
 #include "pipeline/selfplay_config.h"
 #include "util/config.h"
@@ -39,6 +40,45 @@ std::string ErrorOf(const std::vector<std::string>& args) {
 }
 
 }  // namespace
+
+TEST_CASE("selfplay config: defaults read back as SelfplayDefaultGame, pos_len 9 for 9x9") {
+  const SelfplayOptions o = Parse({});
+  const GameParams expected = SelfplayDefaultGame();
+  CHECK(o.game.pos_len == 9);
+  CHECK(o.game.pos_len == expected.pos_len);
+  CHECK(o.game.board_sizes == expected.board_sizes);
+  CHECK(o.game.komi_auto == expected.komi_auto);
+  CHECK(o.game.komi_stdev == expected.komi_stdev);
+  CHECK(o.game.playout_cap.full_visits == expected.playout_cap.full_visits);
+  CHECK(o.game.search.cpuct == expected.search.cpuct);
+  CHECK(o.models_dir == "/tmp/unused/models");
+}
+
+TEST_CASE("selfplay config: a board size above pos_len names both keys' values") {
+  CHECK(ErrorOf({"--pos-len", "9", "--board-sizes", "9:1,13:1"}).find("exceeds pos_len 9") !=
+        std::string::npos);
+  CHECK(Parse({"--pos-len", "13", "--board-sizes", "9:1,13:1"}).game.board_sizes.size() == 2);
+}
+
+TEST_CASE("gatekeeper config: the declared defaults are GatekeeperOptions' own") {
+  ConfigSpec spec("tengen-gatekeeper");
+  DeclareGatekeeperOptions(spec);
+  Config config(spec);
+  config.Set("output_dir", "/tmp/unused", "test");
+  const GatekeeperOptions o = GatekeeperOptionsFromConfig(config);
+  const GatekeeperOptions expected;
+  CHECK(o.game.pos_len == 9);
+  CHECK(o.game.pos_len == expected.game.pos_len);
+  CHECK(o.game.playout_cap.full_visits == 150);
+  CHECK(o.game.playout_cap.full_visits == expected.game.playout_cap.full_visits);
+  CHECK(o.game.temperature_early == expected.game.temperature_early);
+  CHECK(o.games == expected.games);
+  CHECK(o.poll_interval == expected.poll_interval);
+  CHECK(o.device == "cpu");
+  config.Set("device", "cpu,cpu", "test");
+  CHECK_THROWS_WITH_AS(GatekeeperOptionsFromConfig(config),
+                       doctest::Contains("expected one device"), ConfigError);
+}
 
 TEST_CASE("selfplay config: dirichlet_alpha_total must be positive") {
   CHECK(ErrorOf({"--set", "dirichlet_alpha_total=0"}).find("dirichlet_alpha_total") !=

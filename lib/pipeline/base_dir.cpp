@@ -10,11 +10,9 @@
 
 namespace tengen::pipeline {
 
-std::string BaseDirFromConfig(const Config& config) {
-  const std::string base_dir = config.GetString("output_dir");
+void RequireBaseDir(const std::string& base_dir) {
   if (base_dir.empty())
     throw ConfigError("output_dir is required (--output-dir DIR or output_dir = DIR)");
-  return base_dir;
 }
 namespace {
 

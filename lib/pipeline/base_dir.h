@@ -19,12 +19,10 @@
 
 #include <string>
 
-#include "util/config.h"
-
 namespace tengen::pipeline {
 
-// The base directory from the required `output_dir` key; ConfigError when it is empty.
-std::string BaseDirFromConfig(const Config& config);
+// Checks the base directory read from the required `output_dir` key: ConfigError when empty.
+void RequireBaseDir(const std::string& base_dir);
 
 // The model name under which selfplay data is filed before any net exists.
 constexpr char kRandomModelName[] = "random";

@@ -16,6 +16,7 @@
 #include "pipeline/service.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/option_table.h"
 #include "util/publish.h"
 #include "util/text.h"
 #include "util/version.h"
@@ -275,36 +276,40 @@ ExporterStats RunExporter(const ExporterOptions& options, Logger& logger, StopTo
   return total;
 }
 
+namespace {
+
+OptionTable<ExporterOptions> ExporterOptionTable() {
+  using O = ExporterOptions;
+  const auto check =
+      OptionTable<SnapshotCheckOptions>()
+          .String("device", &SnapshotCheckOptions::device,
+                  "device of the check's forward passes: cpu, cuda, cuda:N")
+          .Double("fold_tolerance", &SnapshotCheckOptions::fold_tolerance, 1e-7, 1,
+                  "folded and unfolded batch norm outputs may differ by this times max(1, "
+                  "|output|)");
+  return OptionTable<O>()
+      .String("output_dir", &O::base_dir, "base directory (required)")
+      .Bool("gating", &O::gating,
+            "publish into modelstobetested/ for the gatekeeper (false: straight into models/)")
+      .Bool("once", &O::once, "export what is queued, then exit (the synchronous loop)")
+      .Seconds("poll_seconds", &O::poll_interval, 0.1, 86400, "how often to look for new snapshots")
+      .Nested(&O::check, check)
+      .Seconds("stale_temporary_seconds", &O::stale_temporary_age, 1, 1e7,
+               "delete temporaries in the queues older than this");
+}
+
+}  // namespace
+
 void DeclareExporterOptions(ConfigSpec& spec) {
-  const ExporterOptions o;
-  spec.String("output_dir", "", "base directory (required)");
-  spec.Bool("gating", o.gating,
-            "publish into modelstobetested/ for the gatekeeper (false: straight into models/)");
-  spec.Bool("once", o.once, "export what is queued, then exit (the synchronous loop)");
-  spec.Double("poll_seconds", 10, 0.1, 86400, "how often to look for new snapshots");
-  spec.String("device", o.check.device, "device of the check's forward passes: cpu, cuda, cuda:N");
-  spec.Double("fold_tolerance", o.check.fold_tolerance, 1e-7, 1,
-              "folded and unfolded batch norm outputs may differ by this times max(1, |output|)");
-  spec.Double("stale_temporary_seconds", static_cast<double>(o.stale_temporary_age.count()), 1, 1e7,
-              "delete temporaries in the queues older than this");
+  ExporterOptionTable().Declare(spec);
   DeclareLogLevelOption(spec);
 }
 
 ExporterOptions ExporterOptionsFromConfig(const Config& config) {
   ExporterOptions o;
-  o.base_dir = BaseDirFromConfig(config);
-  o.gating = config.GetBool("gating");
-  o.once = config.GetBool("once");
-  o.poll_interval =
-      std::chrono::milliseconds(static_cast<int64_t>(config.GetDouble("poll_seconds") * 1000));
-  const std::vector<std::string> devices = ParseDeviceList("device", config.GetString("device"));
-  if (devices.size() != 1)
-    throw ConfigError("bad value '" + config.GetString("device") +
-                      "' for device: expected one device (cpu, cuda or cuda:N)");
-  o.check.device = devices.front();
-  o.check.fold_tolerance = config.GetDouble("fold_tolerance");
-  o.stale_temporary_age =
-      std::chrono::seconds(static_cast<int64_t>(config.GetDouble("stale_temporary_seconds")));
+  ExporterOptionTable().Read(config, &o);
+  RequireBaseDir(o.base_dir);
+  o.check.device = ParseSingleDevice("device", o.check.device);
   return o;
 }
 

@@ -24,6 +24,7 @@
 #include "pipeline/service.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/option_table.h"
 #include "util/publish.h"
 #include "util/rng.h"
 
@@ -565,71 +566,71 @@ GatekeeperStats RunGatekeeper(const GatekeeperOptions& options, Logger& logger, 
   return gatekeeper.Run();
 }
 
+namespace {
+
+OptionTable<GatekeeperOptions> GatekeeperOptionTable() {
+  using O = GatekeeperOptions;
+  const auto sprt =
+      OptionTable<SprtParams>()
+          .Double("sprt.elo0", &SprtParams::elo0, -1000, 1000,
+                  "SPRT null hypothesis: candidate +elo0")
+          .Double("sprt.elo1", &SprtParams::elo1, -1000, 1000,
+                  "SPRT alternative: candidate +elo1 (> elo0)")
+          .Double("sprt.alpha", &SprtParams::alpha, 1e-6, 0.5, "SPRT false accept rate")
+          .Double("sprt.beta", &SprtParams::beta, 1e-6, 0.5, "SPRT false reject rate");
+  const auto visits = OptionTable<GameParams>().Nested(
+      &GameParams::playout_cap,
+      OptionTable<search::PlayoutCap>().Int("visits", &search::PlayoutCap::full_visits, 1, 1000000,
+                                            "visits per move (KataGo's gatekeeper: 150)"));
+  return OptionTable<O>()
+      .String("output_dir", &O::base_dir, "base directory (required)")
+      .Int("games", &O::games, 1, 100000, "games per candidate (fewer when decided early)")
+      .Double("required_candidate_win_prop", &O::required_candidate_win_prop, 0, 1,
+              "accept when the candidate's score (wins + draws/2) reaches this share of games")
+      .Bool("quit_if_no_nets_to_test", &O::quit_if_no_nets_to_test,
+            "exit 0 once modelstobetested/ has nothing to test")
+      .Bool("sprt.enabled", &O::use_sprt, "decide by an SPRT (Leela Zero's gating) instead")
+      .Nested(&O::sprt, sprt)
+      .Nested(&O::game, GameOptionTable())
+      .Nested(&O::game, visits)
+      .Int("num_game_threads", &O::num_game_threads, 1, 4096, "concurrent games")
+      .Int("nn_max_batch_size", &O::nn_max_batch_size, 1, 4096, "largest NN batch per model")
+      .String("device", &O::device, "device of both nets: cpu, cuda or cuda:N")
+      .Custom([](ConfigSpec& spec, const O&) { DeclarePlayPrecisionOption(spec); }, {})
+      .Int("seed", &O::seed, 0, kMaxSeed, "master seed of the games (0: from entropy)")
+      .Seconds("poll_seconds", &O::poll_interval, 0.1, 86400, "how often to look for candidates")
+      .Seconds("log_seconds", &O::log_interval, 0.1, 86400, "how often to log match progress");
+}
+
+}  // namespace
+
+GameParams GatekeeperDefaultGame() {
+  GameParams game;
+  // KataGo's gatekeeper1.cfg: temperature 0.5 early, 0.2 late, 150 visits; pos_len for 9x9.
+  game.pos_len = 9;
+  game.temperature_early = 0.5;
+  game.temperature_late = 0.2;
+  game.resign.enabled = false;
+  game.playout_cap.full_visits = 150;
+  return game;
+}
+
 void DeclareGatekeeperOptions(ConfigSpec& spec) {
-  const auto options = std::make_unique<GatekeeperOptions>();  // on the heap: see selfplay_config
-  const GatekeeperOptions& o = *options;
-  const auto game_defaults = std::make_unique<GameParams>(o.game);
-  spec.String("output_dir", "", "base directory (required)");
-  spec.Int("games", o.games, 1, 100000, "games per candidate (fewer when decided early)");
-  spec.Double("required_candidate_win_prop", o.required_candidate_win_prop, 0, 1,
-              "accept when the candidate's score (wins + draws/2) reaches this share of games");
-  spec.Bool("quit_if_no_nets_to_test", false, "exit 0 once modelstobetested/ has nothing to test");
-  spec.Bool("sprt.enabled", false, "decide by an SPRT (Leela Zero's gating) instead");
-  spec.Double("sprt.elo0", o.sprt.elo0, -1000, 1000, "SPRT null hypothesis: candidate +elo0");
-  spec.Double("sprt.elo1", o.sprt.elo1, -1000, 1000, "SPRT alternative: candidate +elo1 (> elo0)");
-  spec.Double("sprt.alpha", o.sprt.alpha, 1e-6, 0.5, "SPRT false accept rate");
-  spec.Double("sprt.beta", o.sprt.beta, 1e-6, 0.5, "SPRT false reject rate");
-  // KataGo's gatekeeper1.cfg: temperature 0.5 early, 0.2 late; pos_len for 9x9 nets.
-  GameParams& defaults = *game_defaults;
-  defaults.pos_len = 9;
-  defaults.temperature_early = 0.5;
-  defaults.temperature_late = 0.2;
-  defaults.resign.enabled = false;
-  DeclareGameOptions(spec, defaults);
-  spec.Int("visits", 150, 1, 1000000, "visits per move (KataGo's gatekeeper: 150)");
-  spec.Int("num_game_threads", o.num_game_threads, 1, 4096, "concurrent games");
-  spec.Int("nn_max_batch_size", o.nn_max_batch_size, 1, 4096, "largest NN batch per model");
-  spec.String("device", o.device, "device of both nets: cpu, cuda or cuda:N");
-  DeclarePlayPrecisionOption(spec);
-  spec.Int("seed", 0, 0, kMaxSeed, "master seed of the games (0: from entropy)");
-  spec.Double("poll_seconds", 10, 0.1, 86400, "how often to look for candidates");
-  spec.Double("log_seconds", 30, 0.1, 86400, "how often to log match progress");
+  const auto defaults = std::make_unique<GatekeeperOptions>();  // on the heap: see selfplay_config
+  GatekeeperOptionTable().Declare(spec, *defaults);
   DeclareLogLevelOption(spec);
 }
 
 GatekeeperOptions GatekeeperOptionsFromConfig(const Config& config) {
   GatekeeperOptions o;
-  o.base_dir = BaseDirFromConfig(config);
-  o.games = static_cast<int>(config.GetInt("games"));
-  o.required_candidate_win_prop = config.GetDouble("required_candidate_win_prop");
-  o.quit_if_no_nets_to_test = config.GetBool("quit_if_no_nets_to_test");
-  o.use_sprt = config.GetBool("sprt.enabled");
-  o.sprt.elo0 = config.GetDouble("sprt.elo0");
-  o.sprt.elo1 = config.GetDouble("sprt.elo1");
-  o.sprt.alpha = config.GetDouble("sprt.alpha");
-  o.sprt.beta = config.GetDouble("sprt.beta");
+  GatekeeperOptionTable().Read(config, &o);
+  RequireBaseDir(o.base_dir);
   if (o.use_sprt && !(o.sprt.elo1 > o.sprt.elo0))
     throw ConfigError("sprt.elo1 (" + FormatFixed(o.sprt.elo1, 1) + ") must exceed sprt.elo0 (" +
                       FormatFixed(o.sprt.elo0, 1) + ")");
-
-  GameParams& g = o.game;
-  ReadGameOptions(config, &g);
-  g.playout_cap.full_visits = static_cast<int>(config.GetInt("visits"));
-  g.resign.no_resign_fraction = 0;  // no need to measure wrong resignations here
-  o.game = GatekeeperGameParams(g);
-
-  o.num_game_threads = static_cast<int>(config.GetInt("num_game_threads"));
-  o.nn_max_batch_size = static_cast<int>(config.GetInt("nn_max_batch_size"));
-  const std::vector<std::string> devices = ParseDeviceList("device", config.GetString("device"));
-  if (devices.size() != 1)
-    throw ConfigError("bad value '" + config.GetString("device") +
-                      "' for device: expected one device (cpu, cuda or cuda:N)");
-  o.device = devices.front();
-  o.seed = static_cast<uint64_t>(config.GetInt("seed"));
-  o.poll_interval =
-      std::chrono::milliseconds(static_cast<int64_t>(config.GetDouble("poll_seconds") * 1000));
-  o.log_interval =
-      std::chrono::milliseconds(static_cast<int64_t>(config.GetDouble("log_seconds") * 1000));
+  o.game.resign.no_resign_fraction = 0;  // no need to measure wrong resignations here
+  o.game = GatekeeperGameParams(o.game);
+  o.device = ParseSingleDevice("device", o.device);
   return o;
 }
 

@@ -54,12 +54,15 @@
 
 namespace tengen::pipeline {
 
+// The game the gatekeeper plays by default (KataGo's gatekeeper settings, 9x9 nets).
+GameParams GatekeeperDefaultGame();
+
 struct GatekeeperOptions {
   std::string base_dir;
   // Board sizes, komi, rules, search, temperature, resignation, pos_len. The gatekeeper plays
   // every search at playout_cap.full_visits with no root noise and records no rows, whatever
   // these say (GatekeeperGameParams).
-  GameParams game;
+  GameParams game = GatekeeperDefaultGame();
   int games = 200;                           // KataGo's numGamesPerGating
   double required_candidate_win_prop = 0.5;  // KataGo's -required-candidate-win-prop
   bool use_sprt = false;

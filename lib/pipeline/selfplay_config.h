@@ -10,6 +10,7 @@
 
 #include "pipeline/selfplay.h"
 #include "util/config.h"
+#include "util/option_table.h"
 
 namespace tengen::pipeline {
 
@@ -26,20 +27,23 @@ SelfplayOptions SelfplayOptionsFromConfig(const Config& config);
 // static_score_utility, dynamic_score_utility, dynamic_score_center_zero_weight,
 // dynamic_score_center_scale, root_ending_bonus_points), temperature_early,
 // temperature_late, temperature_halflife, max_moves_per_area, resign.enabled,
-// resign.threshold and resign.consecutive_turns, with `defaults` as their defaults.
-void DeclareGameOptions(ConfigSpec& spec, const GameParams& defaults);
+// resign.threshold and resign.consecutive_turns. Reading throws ConfigError naming the key for
+// a bad distribution or a board size above pos_len.
+OptionTable<GameParams> GameOptionTable();
+// The game selfplay plays by default: GameParams with pos_len 9 (the default board size's) and
+// fair komi on.
+GameParams SelfplayDefaultGame();
 // The precision key of the programs that play a net (selfplay, gatekeeper, gtp): auto (the
 // default: pipeline/torch/torch_loader.h ResolvePrecision), fp32, bf16 or fp16; and their
 // channels_last key: auto (InferenceChannelsLast there), true or false.
 void DeclarePlayPrecisionOption(ConfigSpec& spec);
-// Reads those keys into `game`; ConfigError naming the key for a bad distribution or a board
-// size above pos_len.
-void ReadGameOptions(const Config& config, GameParams* game);
 
 // Parses the devices list "cpu,cuda:0,cuda:1": comma-separated, spaces around entries
 // ignored, each entry cpu, cuda or cuda:N. Throws ConfigError naming `key` and the text for an
 // empty list, an empty entry or an unknown device.
 std::vector<std::string> ParseDeviceList(const std::string& key, const std::string& text);
+// The same for a key that takes exactly one device; ConfigError for a list.
+std::string ParseSingleDevice(const std::string& key, const std::string& text);
 
 // Parses a board_sizes value ("9:1,13:0.5") into (size, weight) pairs: integer sizes in
 // [go::kMinSize, go::kMaxSize], none above pos_len. Throws ConfigError naming `key` and the text.

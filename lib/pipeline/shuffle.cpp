@@ -21,6 +21,7 @@
 #include "pipeline/service.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/option_table.h"
 #include "util/publish.h"
 #include "util/rng.h"
 #include "util/task_queue.h"
@@ -292,63 +293,64 @@ bool WriteShuffled(const ShuffleOptions& options, Buckets& buckets, const std::s
 
 }  // namespace
 
-void DeclareShuffleOptions(ConfigSpec& spec) {
-  const ShuffleOptions d;
-  spec.String("output_dir", "",
+namespace {
+
+// threads is not a plain copy (0 means one per core), so it is read in ShuffleOptionsFromConfig.
+OptionTable<ShuffleOptions> ShuffleOptionTable() {
+  using O = ShuffleOptions;
+  return OptionTable<O>()
+      .String("output_dir", &O::base_dir,
               "base directory (required); reads <output_dir>/selfplay, "
-              "writes <output_dir>/shuffleddata");
-  spec.Int("min_rows", d.min_rows, 1, int64_t{1} << 50,
-           "rows needed before anything is published (random-net rows count up to this)");
-  spec.Double("taper_window_exponent", d.taper_window_exponent, 0.01, 1.0,
-              "exponent of the power-law window taper");
-  spec.Double("expand_window_per_row", d.expand_window_per_row, 0.0, 10.0,
-              "window growth per new row at the start of the taper");
-  spec.Double("taper_window_scale", d.taper_window_scale, 1.0, 1e15,
-              "scale (rows) of the power-law taper");
-  spec.Int("keep_target_rows", d.keep_target_rows, 1, int64_t{1} << 50,
-           "uniformly subsample the window to at most this many rows");
-  spec.Int("memory_budget_rows", d.memory_budget_rows, 1, int64_t{1} << 50,
-           "rows held in memory at once; more are shuffled through temporary bucket files");
-  spec.Int("rows_per_output_file", d.rows_per_output_file, 1, int64_t{1} << 40,
-           "rows in each data-NNNN.npz of a shuffle (the last may hold fewer)");
-  spec.Int("compression_level", d.compression_level, -1, 9,
+              "writes <output_dir>/shuffleddata")
+      .Int("min_rows", &O::min_rows, 1, int64_t{1} << 50,
+           "rows needed before anything is published (random-net rows count up to this)")
+      .Double("taper_window_exponent", &O::taper_window_exponent, 0.01, 1.0,
+              "exponent of the power-law window taper")
+      .Double("expand_window_per_row", &O::expand_window_per_row, 0.0, 10.0,
+              "window growth per new row at the start of the taper")
+      .Double("taper_window_scale", &O::taper_window_scale, 1.0, 1e15,
+              "scale (rows) of the power-law taper")
+      .Int("keep_target_rows", &O::keep_target_rows, 1, int64_t{1} << 50,
+           "uniformly subsample the window to at most this many rows")
+      .Int("memory_budget_rows", &O::memory_budget_rows, 1, int64_t{1} << 50,
+           "rows held in memory at once; more are shuffled through temporary bucket files")
+      .Int("rows_per_output_file", &O::rows_per_output_file, 1, int64_t{1} << 40,
+           "rows in each data-NNNN.npz of a shuffle (the last may hold fewer)")
+      .Int("compression_level", &O::compression_level, -1, 9,
            "zlib level of the output and bucket files: 1 fast (~1.8x faster writes than 6, "
-           "~20% bigger), 9 small, -1 zlib's default (6), 0 stored");
-  spec.Int("keep_shuffles", d.keep_shuffles, 1, 1000000, "newest shuffles never removed");
-  spec.Int("cleanup_grace_seconds", d.cleanup_grace.count(), 0, int64_t{1} << 40,
-           "older shuffles (and stale temporaries) are removed after this many seconds");
-  spec.Int("interval_seconds", d.interval.count(), 0, int64_t{1} << 40,
-           "seconds between shuffles when looping");
-  spec.Bool("once", false, "publish one shuffle (or nothing, below min_rows) and exit");
-  spec.Int("threads", 0, 0, 256,
-           "threads reading input shards and writing output files; 0: one per core "
-           "(the output depends on the seed only)");
-  spec.Int("seed", 0, 0, kMaxSeed, "random seed; 0 draws a fresh one");
-  spec.Double("heartbeat_seconds", 5.0, 0.1, 3600.0, "how often status/ is refreshed");
+           "~20% bigger), 9 small, -1 zlib's default (6), 0 stored")
+      .Int("keep_shuffles", &O::keep_shuffles, 1, 1000000, "newest shuffles never removed")
+      .WholeSeconds("cleanup_grace_seconds", &O::cleanup_grace, 0, int64_t{1} << 40,
+                    "older shuffles (and stale temporaries) are removed after this many seconds")
+      .WholeSeconds("interval_seconds", &O::interval, 0, int64_t{1} << 40,
+                    "seconds between shuffles when looping")
+      .Bool("once", &O::once, "publish one shuffle (or nothing, below min_rows) and exit")
+      .Custom(
+          [](ConfigSpec& spec, const O&) {
+            spec.Int("threads", 0, 0, 256,
+                     "threads reading input shards and writing output files; 0: one per core "
+                     "(the output depends on the seed only)");
+          },
+          {})
+      .Int("seed", &O::seed, 0, kMaxSeed, "random seed; 0 draws a fresh one")
+      .Seconds("heartbeat_seconds", &O::heartbeat_interval, 0.1, 3600.0,
+               "how often status/ is refreshed");
+}
+
+}  // namespace
+
+void DeclareShuffleOptions(ConfigSpec& spec) {
+  ShuffleOptionTable().Declare(spec);
   DeclareLogLevelOption(spec);
 }
 
 ShuffleOptions ShuffleOptionsFromConfig(const Config& config) {
   ShuffleOptions o;
-  o.base_dir = BaseDirFromConfig(config);
-  o.min_rows = config.GetInt("min_rows");
-  o.taper_window_exponent = config.GetDouble("taper_window_exponent");
-  o.expand_window_per_row = config.GetDouble("expand_window_per_row");
-  o.taper_window_scale = config.GetDouble("taper_window_scale");
-  o.keep_target_rows = config.GetInt("keep_target_rows");
-  o.memory_budget_rows = config.GetInt("memory_budget_rows");
-  o.rows_per_output_file = config.GetInt("rows_per_output_file");
-  o.compression_level = static_cast<int>(config.GetInt("compression_level"));
-  o.keep_shuffles = static_cast<int>(config.GetInt("keep_shuffles"));
-  o.cleanup_grace = std::chrono::seconds(config.GetInt("cleanup_grace_seconds"));
-  o.interval = std::chrono::seconds(config.GetInt("interval_seconds"));
-  o.once = config.GetBool("once");
-  o.seed = static_cast<uint64_t>(config.GetInt("seed"));
+  ShuffleOptionTable().Read(config, &o);
+  RequireBaseDir(o.base_dir);
   o.threads = static_cast<int>(config.GetInt("threads"));
   if (o.threads == 0)
     o.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  o.heartbeat_interval = std::chrono::milliseconds(
-      static_cast<int64_t>(std::llround(config.GetDouble("heartbeat_seconds") * 1000)));
   return o;
 }
 

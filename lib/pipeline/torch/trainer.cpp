@@ -27,6 +27,7 @@
 #include "util/checksum.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/option_table.h"
 #include "util/publish.h"
 #include "util/rng.h"
 #include "util/text.h"
@@ -598,110 +599,114 @@ TrainerResult TrainerLoop::Run() {
 
 }  // namespace
 
-void DeclareTrainerOptions(ConfigSpec& spec) {
-  const TrainerProgramOptions d;
-  spec.String("output_dir", "", "base directory (required): reads shuffleddata/, writes train/");
-  spec.String("training_name", "", "name of this training run (required): train/<name>/");
-  spec.String("run_name", "run", "prefix of snapshot names <run>-<training>-s<samples>-d<rows>");
-  spec.String("model_kind", d.model_kind, "net architecture b{blocks}c{channels}");
-  spec.Int("pos_len", d.pos_len, 2, 19, "board edge of the training data and the net");
-  spec.String("initial_model", "", "model directory to start from when there is no checkpoint");
-  spec.Int("batch_size", d.batch_size, 1, 1 << 20, "global batch (all ranks together)");
-  spec.Int("micro_batch", 0, 0, 1 << 20,
-           "largest batch one forward pass takes per rank (gradients accumulate); 0 = the "
-           "rank's whole share; halved automatically on out-of-memory");
-  spec.Int("samples_per_epoch", d.samples_per_epoch, 1, int64_t{1} << 40,
-           "samples per epoch (an epoch is a fixed sample count, as in KataGo)");
-  spec.Double("max_train_bucket_per_new_data", 0, 0, 1e9,
-              "bucket credit per new data row; 0 disables the bucket");
-  spec.Double("max_train_bucket_size", 1e30, 0, 1e30, "cap of the train bucket (samples)");
-  spec.Bool("stop_when_train_bucket_limited", false,
-            "exit 0 when the bucket cannot pay for an epoch (instead of waiting)");
-  spec.Bool("quit_if_no_data", false, "exit 0 when there is no shuffle or no unused file");
-  spec.Bool("no_repeat_files", false,
-            "never train on the same shuffled file twice (keyed by content, kept across restarts)");
-  spec.Int("max_epochs_this_instance", 0, 0, int64_t{1} << 40,
-           "exit after this many epochs; 0 = no limit");
-  spec.Int("max_steps_this_instance", 0, 0, int64_t{1} << 40,
-           "stop after this many steps, checkpointing the epoch in progress; 0 = no limit");
-  spec.Double("lr_scale", 1.0, 0.0, 1e6, "multiplies the per-sample learning rate 3e-5");
-  spec.Int("warmup_samples", d.warmup_samples, 0, int64_t{1} << 50,
-           "learning-rate warm-up length (KataGo's steps from 1/20 to 1)");
-  spec.Choice("optimizer", "sgd", {"sgd", "adamw"}, "optimizer");
-  spec.Double("momentum", 0.9, 0.0, 0.999, "SGD momentum");
-  spec.Double("weight_decay", 3e-5, 0.0, 1.0,
-              "sgd: L2 per sample on weights; adamw: decoupled decay");
-  spec.Double("grad_clip_norm", 0, 0, 1e12, "clip the gradient norm; 0 = off");
-  spec.String("device", "cpu", "cpu, cuda or cuda:N (with several ranks, cuda = cuda:LOCAL_RANK)");
-  spec.Choice("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
+namespace {
+
+OptionTable<nn::TrainerOptions> NetOptionTable() {
+  using N = nn::TrainerOptions;
+  return OptionTable<N>()
+      .Choice("optimizer", &N::optimizer, {"sgd", "adamw"}, "optimizer")
+      .Double("momentum", &N::momentum, 0.0, 0.999, "SGD momentum")
+      .Double("weight_decay", &N::weight_decay, 0.0, 1.0,
+              "sgd: L2 per sample on weights; adamw: decoupled decay")
+      .Double("grad_clip_norm", &N::grad_clip_norm, 0, 1e12, "clip the gradient norm; 0 = off")
+      .String("device", &N::device,
+              "cpu, cuda or cuda:N (with several ranks, cuda = cuda:LOCAL_RANK)")
+      .Choice("precision", &N::precision, {"auto", "fp32", "bf16", "fp16"},
               "fp32, bf16 or fp16 (CUDA) autocast; auto = bf16 on CPUs with native bf16 "
-              "(avx512_bf16 or AMX), else fp32");
-  spec.Bool("channels_last", true, "NHWC memory format for convolutions");
-  spec.Int("threads", 0, 0, 1024,
-           "torch intra-op threads on a CPU; 0 = the machine's cores over its ranks");
-  spec.Choice("export_mode", "main", {"main", "extra", "trainonly"},
-              "snapshots into torchmodels_toexport/ (main), torchmodels_toexport_extra/ (extra) "
-              "or none (trainonly)");
-  spec.Int("seed", 0, 0, kMaxSeed, "run seed (fresh runs only); 0 draws one");
-  spec.String("rendezvous_file", "",
+              "(avx512_bf16 or AMX), else fp32")
+      .Bool("channels_last", &N::channels_last, "NHWC memory format for convolutions");
+}
+
+OptionTable<TrainerProgramOptions> TrainerOptionTable() {
+  using O = TrainerProgramOptions;
+  using N = nn::TrainerOptions;
+  return OptionTable<O>()
+      .String("output_dir", &O::base_dir,
+              "base directory (required): reads shuffleddata/, writes train/")
+      .String("training_name", &O::training_name,
+              "name of this training run (required): train/<name>/")
+      .String("run_name", &O::run_name,
+              "prefix of snapshot names <run>-<training>-s<samples>-d<rows>")
+      .String("model_kind", &O::model_kind, "net architecture b{blocks}c{channels}")
+      .Int("pos_len", &O::pos_len, 2, 19, "board edge of the training data and the net")
+      .String("initial_model", &O::initial_model,
+              "model directory to start from when there is no checkpoint")
+      .Int("batch_size", &O::batch_size, 1, 1 << 20, "global batch (all ranks together)")
+      .Nested(&O::net, OptionTable<N>().Int(
+                           "micro_batch", &N::micro_batch, 0, 1 << 20,
+                           "largest batch one forward pass takes per rank (gradients "
+                           "accumulate); 0 = the rank's whole share; halved automatically on "
+                           "out-of-memory"))
+      .Int("samples_per_epoch", &O::samples_per_epoch, 1, int64_t{1} << 40,
+           "samples per epoch (an epoch is a fixed sample count, as in KataGo)")
+      .Double("max_train_bucket_per_new_data", &O::max_train_bucket_per_new_data, 0, 1e9,
+              "bucket credit per new data row; 0 disables the bucket")
+      .Double("max_train_bucket_size", &O::max_train_bucket_size, 0, 1e30,
+              "cap of the train bucket (samples)")
+      .Bool("stop_when_train_bucket_limited", &O::stop_when_train_bucket_limited,
+            "exit 0 when the bucket cannot pay for an epoch (instead of waiting)")
+      .Bool("quit_if_no_data", &O::quit_if_no_data,
+            "exit 0 when there is no shuffle or no unused file")
+      .Bool("no_repeat_files", &O::no_repeat_files,
+            "never train on the same shuffled file twice (keyed by content, kept across "
+            "restarts)")
+      .Int("max_epochs_this_instance", &O::max_epochs_this_instance, 0, int64_t{1} << 40,
+           "exit after this many epochs; 0 = no limit")
+      .Int("max_steps_this_instance", &O::max_steps_this_instance, 0, int64_t{1} << 40,
+           "stop after this many steps, checkpointing the epoch in progress; 0 = no limit")
+      .Double("lr_scale", &O::lr_scale, 0.0, 1e6, "multiplies the per-sample learning rate 3e-5")
+      .Int("warmup_samples", &O::warmup_samples, 0, int64_t{1} << 50,
+           "learning-rate warm-up length (KataGo's steps from 1/20 to 1)")
+      .Nested(&O::net, NetOptionTable())
+      .Int("threads", &O::threads, 0, 1024,
+           "torch intra-op threads on a CPU; 0 = the machine's cores over its ranks")
+      .Choice("export_mode", &O::export_mode, {"main", "extra", "trainonly"},
+              "snapshots into torchmodels_toexport/ (main), torchmodels_toexport_extra/ "
+              "(extra) or none (trainonly)")
+      .Int("seed", &O::seed, 0, kMaxSeed, "run seed (fresh runs only); 0 draws one")
+      .String("rendezvous_file", &O::rendezvous_file,
               "c10d file store for several ranks (fresh path per launch); empty: "
-              "MASTER_ADDR/MASTER_PORT");
-  spec.Int("poll_seconds", 30, 0, 86400, "seconds between looks for new data when waiting");
-  spec.Double("progress_seconds", 30, 0.1, 86400, "seconds between progress lines");
-  spec.Double("heartbeat_seconds", 5.0, 0.1, 3600.0, "how often status/ is refreshed");
-  spec.Int("simulate_oom_above", 0, 0, 1 << 20,
-           "testing: a micro-batch above this fails as if out of memory (0 = off)");
+              "MASTER_ADDR/MASTER_PORT")
+      .WholeSeconds("poll_seconds", &O::poll_interval, 0, 86400,
+                    "seconds between looks for new data when waiting")
+      .Seconds("progress_seconds", &O::progress_interval, 0.1, 86400,
+               "seconds between progress lines")
+      .Seconds("heartbeat_seconds", &O::heartbeat_interval, 0.1, 3600.0,
+               "how often status/ is refreshed")
+      .Nested(&O::net, OptionTable<N>().Int(
+                           "simulate_oom_above", &N::simulate_oom_above, 0, 1 << 20,
+                           "testing: a micro-batch above this fails as if out of memory (0 = "
+                           "off)"));
+}
+
+}  // namespace
+
+nn::TrainerOptions DefaultNetOptions() {
+  nn::TrainerOptions net;
+  net.precision = "auto";
+  return net;
+}
+
+void DeclareTrainerOptions(ConfigSpec& spec) {
+  TrainerOptionTable().Declare(spec);
   DeclareLogLevelOption(spec);
 }
 
 TrainerProgramOptions TrainerOptionsFromConfig(const Config& config) {
   TrainerProgramOptions o;
+  TrainerOptionTable().Read(config, &o);
   o.config_values = config.Values();
-  o.base_dir = BaseDirFromConfig(config);
-  o.training_name = config.GetString("training_name");
+  RequireBaseDir(o.base_dir);
   if (o.training_name.empty() || o.training_name.find('/') != std::string::npos ||
       o.training_name.find(".tmp") != std::string::npos) {
     throw ConfigError("training_name must be set to a plain name (got '" + o.training_name + "')");
   }
-  o.run_name = config.GetString("run_name");
   if (o.run_name.empty() || o.run_name.find('/') != std::string::npos) {
     throw ConfigError("run_name must be a plain name (got '" + o.run_name + "')");
   }
-  o.model_kind = config.GetString("model_kind");
   nn::ModelConfig check;
   nn::ParseArchitecture(o.model_kind, &check);
-  o.pos_len = static_cast<int>(config.GetInt("pos_len"));
-  o.initial_model = config.GetString("initial_model");
-  o.batch_size = config.GetInt("batch_size");
-  o.samples_per_epoch = config.GetInt("samples_per_epoch");
-  o.max_train_bucket_per_new_data = config.GetDouble("max_train_bucket_per_new_data");
-  o.max_train_bucket_size = config.GetDouble("max_train_bucket_size");
-  o.stop_when_train_bucket_limited = config.GetBool("stop_when_train_bucket_limited");
-  o.quit_if_no_data = config.GetBool("quit_if_no_data");
-  o.no_repeat_files = config.GetBool("no_repeat_files");
-  o.max_epochs_this_instance = config.GetInt("max_epochs_this_instance");
-  o.max_steps_this_instance = config.GetInt("max_steps_this_instance");
-  o.lr_scale = config.GetDouble("lr_scale");
-  o.warmup_samples = config.GetInt("warmup_samples");
-  o.export_mode = config.GetString("export_mode");
-  o.seed = static_cast<uint64_t>(config.GetInt("seed"));
-  o.rendezvous_file = config.GetString("rendezvous_file");
-  o.threads = static_cast<int>(config.GetInt("threads"));
-  o.poll_interval = std::chrono::seconds(config.GetInt("poll_seconds"));
-  o.progress_interval =
-      std::chrono::seconds(static_cast<int64_t>(std::ceil(config.GetDouble("progress_seconds"))));
-  o.heartbeat_interval = std::chrono::milliseconds(
-      static_cast<int64_t>(std::llround(config.GetDouble("heartbeat_seconds") * 1000)));
-  o.net.device = config.GetString("device");
-  o.net.precision = config.GetString("precision");
-  o.net.optimizer = config.GetString("optimizer");
-  o.net.momentum = config.GetDouble("momentum");
-  o.net.weight_decay = config.GetDouble("weight_decay");
-  o.net.micro_batch = static_cast<int>(config.GetInt("micro_batch"));
-  o.net.grad_clip_norm = config.GetDouble("grad_clip_norm");
-  o.net.channels_last = config.GetBool("channels_last");
   o.net.intra_op_threads = o.threads;
-  o.net.simulate_oom_above = static_cast<int>(config.GetInt("simulate_oom_above"));
   return o;
 }
 

@@ -26,10 +26,14 @@
 
 namespace tengen::pipeline {
 
+// The program's net defaults: nn::TrainerOptions with precision "auto" (bf16 on CPUs with
+// native bf16, else fp32), resolved by ResolvePrecision when the trainer starts.
+nn::TrainerOptions DefaultNetOptions();
+
 struct TrainerProgramOptions {
   std::string base_dir;
   std::string training_name;
-  std::string run_name;  // snapshot names: <run>-<training>-s<samples>-d<rows>
+  std::string run_name = "run";  // snapshot names: <run>-<training>-s<samples>-d<rows>
   std::string model_kind = "b6c96";
   int pos_len = 9;
   std::string initial_model;  // a model directory to start from ("" = fresh weights)
@@ -53,7 +57,8 @@ struct TrainerProgramOptions {
   std::chrono::seconds poll_interval{30};
   std::chrono::milliseconds heartbeat_interval{5000};
   std::chrono::seconds progress_interval{30};
-  nn::TrainerOptions net;  // device, precision ("auto" resolved), optimizer, ...
+  nn::TrainerOptions net =
+      DefaultNetOptions();  // device, precision ("auto" resolved), optimizer, ...
   // The effective configuration (every key and its value), recorded in each snapshot's
   // training.json.
   std::vector<std::pair<std::string, std::string>> config_values;
