@@ -25,6 +25,7 @@
 #include "util/config.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/option_table.h"
 #include "util/program.h"
 #include "util/rng.h"
 #include "util/version.h"
@@ -41,6 +42,35 @@ constexpr int64_t kMaxVisits = 100000000;
 // Batches from a few search threads arrive together; a straggler is not worth a longer wait.
 constexpr std::chrono::microseconds kBatchWait{200};
 
+// The keys of the search player, in --help order; threads is the program's own (a Custom row
+// without a reader: it sizes the evaluators and the batch).
+OptionTable<gtp::SearchPlayerParams> SearchPlayerOptionTable() {
+  using P = gtp::SearchPlayerParams;
+  return OptionTable<P>()
+      .Int("visits", &P::visits, 0, kMaxVisits,
+           "root visits per move over all threads (0: no limit; then seconds_per_move > 0)")
+      .Double("seconds_per_move", &P::seconds_per_move, 0, 1e6,
+              "time limit per move in seconds (0: none); the GUI's clock also limits it")
+      .Custom(
+          [](ConfigSpec& spec, const P&) {
+            spec.Int("threads", 1, 1, kMaxThreads,
+                     "search threads: independent trees whose visits are summed (root "
+                     "parallelism), evaluated in shared batches");
+          },
+          {})
+      .Bool("reuse_tree", &P::reuse_tree, "keep the searched subtree between moves")
+      .Bool("resign", &P::resign, "resign lost games (off by default)")
+      .Double("resign_threshold", &P::resign_threshold, -1, 1,
+              "resign below this root value (own view)")
+      .Int("resign_turns", &P::resign_turns, 1, 1000, "... for this many own moves in a row")
+      .Int("analysis_visits", &P::analysis_visits, 1, kMaxVisits,
+           "root visits at which lz-analyze / kata-analyze stop searching (the tree's memory "
+           "grows with them: about 30 KB a visit on 19x19)")
+      .Nested(&P::cleanup, OptionTable<gtp::CleanupParams>().Int(
+                               "cleanup_playouts", &gtp::CleanupParams::playouts, 1, 100000,
+                               "random playouts that find dead stones for kgs-genmove_cleanup"));
+}
+
 ConfigSpec MakeSpec() {
   ConfigSpec spec("tengen-gtp",
                   "A GTP version 2 engine on stdin/stdout: MCTS with a model (--model DIR), the "
@@ -56,22 +86,7 @@ ConfigSpec MakeSpec() {
            "planes the net runs on, and so the largest board boardsize accepts (0: the "
            "model's pos_len, 19 without a model)");
   spec.Int("board_size", 0, 0, go::kMaxSize, "board size at start and clear_board (0: pos_len)");
-  spec.Int("visits", 400, 0, kMaxVisits,
-           "root visits per move over all threads (0: no limit; then seconds_per_move > 0)");
-  spec.Double("seconds_per_move", 0, 0, 1e6,
-              "time limit per move in seconds (0: none); the GUI's clock also limits it");
-  spec.Int("threads", 1, 1, kMaxThreads,
-           "search threads: independent trees whose visits are summed (root parallelism), "
-           "evaluated in shared batches");
-  spec.Bool("reuse_tree", true, "keep the searched subtree between moves");
-  spec.Bool("resign", false, "resign lost games (off by default)");
-  spec.Double("resign_threshold", -0.95, -1, 1, "resign below this root value (own view)");
-  spec.Int("resign_turns", 3, 1, 1000, "... for this many own moves in a row");
-  spec.Int("analysis_visits", 10000, 1, kMaxVisits,
-           "root visits at which lz-analyze / kata-analyze stop searching (the tree's memory "
-           "grows with them: about 30 KB a visit on 19x19)");
-  spec.Int("cleanup_playouts", 100, 1, 100000,
-           "random playouts that find dead stones for kgs-genmove_cleanup");
+  SearchPlayerOptionTable().Declare(spec);
   spec.Int("seed", 0, 0, kMaxSeed, "random seed (0: a fresh random seed)");
   spec.Int("max_moves", 0, 0, kMaxMoveCap, "move cap: genmove passes once reached (0: none)");
   spec.Bool("verbose", true, "one line per generated move on stderr");
@@ -139,17 +154,10 @@ int Main(int argc, const char* const argv[]) {
   }
 
   gtp::SearchPlayerParams params;
-  params.visits = static_cast<int>(config.GetInt("visits"));
-  params.seconds_per_move = config.GetDouble("seconds_per_move");
+  SearchPlayerOptionTable().Read(config, &params);
   if (params.visits == 0 && params.seconds_per_move <= 0) {
     throw ConfigError("visits = 0 (no visit limit) needs seconds_per_move > 0");
   }
-  params.reuse_tree = config.GetBool("reuse_tree");
-  params.resign = config.GetBool("resign");
-  params.resign_threshold = config.GetDouble("resign_threshold");
-  params.resign_turns = static_cast<int>(config.GetInt("resign_turns"));
-  params.cleanup.playouts = static_cast<int>(config.GetInt("cleanup_playouts"));
-  params.analysis_visits = static_cast<int>(config.GetInt("analysis_visits"));
   const int threads = static_cast<int>(config.GetInt("threads"));
   const uint64_t seed = SeedOrFresh(config.GetInt("seed"));
   Rng seeder(seed);

@@ -23,6 +23,7 @@
 #include "util/config.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/option_table.h"
 #include "util/program.h"
 #include "util/signals.h"
 
@@ -32,29 +33,50 @@ namespace {
 constexpr int64_t kMaxGames = 1000000;
 constexpr int64_t kMaxMoveCap = 100000;
 
+// The two engines' keys, engine1 engine2 name1 name2, into MatchOptions::engines.
+void DeclareEngineOptions(ConfigSpec& spec) {
+  spec.String("engine1", "", "command line of engine 1 (whose wins are counted)");
+  spec.String("engine2", "", "command line of engine 2");
+  for (const std::string n : {"1", "2"})
+    spec.String("name" + n, "",
+                "engine " + n + "'s name in SGFs and the ladder (\"\": its GTP name and version)");
+}
+
+void ReadEngineOptions(const Config& config, match::MatchOptions& options) {
+  for (int i = 0; i < 2; ++i) {
+    const std::string n = std::to_string(i + 1);
+    const std::string command = config.GetString("engine" + n);
+    if (command.empty()) throw ConfigError("engine" + n + ": an engine command line is needed");
+    options.engines[i].argv = gtp::SplitCommandLine(command);
+    options.engines[i].name = config.GetString("name" + n);
+  }
+}
+
+OptionTable<match::MatchOptions> MatchOptionTable() {
+  using O = match::MatchOptions;
+  return OptionTable<O>()
+      .Custom([](ConfigSpec& spec, const O&) { pipeline::DeclareRulesOptions(spec); },
+              [](const Config& config, O& o) { o.rules = pipeline::RulesFromConfig(config); })
+      .Custom([](ConfigSpec& spec, const O&) { DeclareEngineOptions(spec); }, ReadEngineOptions)
+      .Int("games", &O::games, 1, kMaxGames, "games to play; engine 1 is black in games 1, 3, ...")
+      .Int("board_size", &O::board_size, go::kMinSize, go::kMaxSize, "board size")
+      .Int("max_moves", &O::max_moves, 0, kMaxMoveCap,
+           "move cap before two passes (0: 4 x board area); capped games are scored as they are")
+      .Int("max_cleanup_moves", &O::max_cleanup_moves, 0, kMaxMoveCap,
+           "moves of the cleanup phase after two passes (0: board area)")
+      .Seconds("gtp_timeout", &O::gtp_timeout, 0, 1e6,
+               "seconds an engine may take to answer one command, genmove included (0: no "
+               "limit); one that takes longer forfeits the game and is restarted")
+      .String("output_dir", &O::output_dir, "directory for <sgf-prefix>-NNN.sgf and match.json")
+      .String("sgf_prefix", &O::sgf_prefix, "SGF file names: <sgf-prefix>-NNN.sgf");
+}
+
 ConfigSpec MakeSpec() {
   ConfigSpec spec("tengen-match",
                   "Plays two GTP engines against each other (alternating colours), writes SGFs "
                   "and match.json to <output-dir>, reports win rate and Elo, and updates an Elo "
                   "ladder file.");
-  pipeline::DeclareRulesOptions(spec);
-  spec.String("engine1", "", "command line of engine 1 (whose wins are counted)");
-  spec.String("engine2", "", "command line of engine 2");
-  spec.String("name1", "",
-              "engine 1's name in SGFs and the ladder (\"\": its GTP name and version)");
-  spec.String("name2", "",
-              "engine 2's name in SGFs and the ladder (\"\": its GTP name and version)");
-  spec.Int("games", 2, 1, kMaxGames, "games to play; engine 1 is black in games 1, 3, ...");
-  spec.Int("board_size", 9, go::kMinSize, go::kMaxSize, "board size");
-  spec.Int("max_moves", 0, 0, kMaxMoveCap,
-           "move cap before two passes (0: 4 x board area); capped games are scored as they are");
-  spec.Int("max_cleanup_moves", 0, 0, kMaxMoveCap,
-           "moves of the cleanup phase after two passes (0: board area)");
-  spec.Double("gtp_timeout", 600, 0, 1e6,
-              "seconds an engine may take to answer one command, genmove included (0: no "
-              "limit); one that takes longer forfeits the game and is restarted");
-  spec.String("output_dir", "", "directory for <sgf-prefix>-NNN.sgf and match.json");
-  spec.String("sgf_prefix", "game", "SGF file names: <sgf-prefix>-NNN.sgf");
+  MatchOptionTable().Declare(spec);
   spec.String("ladder", "", "Elo ladder file to add this match to (e.g. BASE/ladder/ladder.json)");
   spec.String("ladder_anchors", "",
               "fixed ratings to put in the ladder, name=elo,... (e.g. gnugo-l1=0)");
@@ -82,22 +104,7 @@ int Main(int argc, const char* const argv[]) {
   }
 
   match::MatchOptions options;
-  for (int i = 0; i < 2; ++i) {
-    const std::string key = "engine" + std::to_string(i + 1);
-    if (config.GetString(key).empty())
-      throw ConfigError(key + ": an engine command line is needed");
-    options.engines[i].argv = gtp::SplitCommandLine(config.GetString(key));
-    options.engines[i].name = config.GetString("name" + std::to_string(i + 1));
-  }
-  options.games = static_cast<int>(config.GetInt("games"));
-  options.board_size = static_cast<int>(config.GetInt("board_size"));
-  options.rules = pipeline::RulesFromConfig(config);
-  options.max_moves = static_cast<int>(config.GetInt("max_moves"));
-  options.max_cleanup_moves = static_cast<int>(config.GetInt("max_cleanup_moves"));
-  options.gtp_timeout = std::chrono::milliseconds(
-      static_cast<int64_t>(std::llround(config.GetDouble("gtp_timeout") * 1000)));
-  options.output_dir = config.GetString("output_dir");
-  options.sgf_prefix = config.GetString("sgf_prefix");
+  MatchOptionTable().Read(config, &options);
   if (options.output_dir.empty())
     throw ConfigError("output_dir: needed for the SGFs and match.json");
   if (!ladder.empty() && (options.engines[0].name.empty() || options.engines[1].name.empty())) {

@@ -59,7 +59,7 @@ struct MatchOptions {
   int max_cleanup_moves = 0;  // moves of the cleanup phase (0: board area)
   // How long an engine may take to answer one command, genmove included (zero: no limit). One
   // that takes longer forfeits the game and is restarted before the next.
-  std::chrono::milliseconds gtp_timeout{0};
+  std::chrono::milliseconds gtp_timeout{600000};
   std::string output_dir;  // "" : nothing written
   std::string sgf_prefix = "game";
 };
