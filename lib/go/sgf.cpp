@@ -84,8 +84,7 @@ class Parser {
   };
 
   [[noreturn]] void Fail(int line, int column, const std::string& message) const {
-    throw FormatError("SGF line " + std::to_string(line) + ", column " + std::to_string(column) +
-                      ": " + message);
+    throw FormatError(StrCat("SGF line ", line, ", column ", column, ": ", message));
   }
 
   static std::string Describe(char c) {
@@ -305,8 +304,7 @@ int ParseSize(const std::string& text) {
   }
   if (columns != rows) throw FormatError(bad + "non-square boards are not supported");
   if (columns < kMinSize || columns > kMaxSize) {
-    throw FormatError(bad + "board size must be between " + std::to_string(kMinSize) + " and " +
-                      std::to_string(kMaxSize));
+    throw FormatError(StrCat(bad, "board size must be between ", kMinSize, " and ", kMaxSize));
   }
   return columns;
 }
@@ -323,16 +321,15 @@ std::string PointText(Loc loc, int size) {
   const int x = LocX(loc, size);
   const int y = LocY(loc, size);
   TENGEN_CHECK(x >= 0 && x < size && y >= 0 && y < size,
-               "location " + std::to_string(loc) + " is not on a " + std::to_string(size) + "x" +
-                   std::to_string(size) + " board");
+               StrCat("location ", loc, " is not on a ", size, "x", size, " board"));
   return std::string(1, static_cast<char>('a' + x)) + static_cast<char>('a' + y);
 }
 
 // The points of one AB/AW/AE value: a point, or a rectangle "aa:cc" (compressed point list),
 // row by row from the top.
 std::vector<Loc> ParsePointList(const std::string& id, const std::string& text, int size) {
-  const std::string bad = id + "[" + text + "]: not a point or rectangle on the " +
-                          std::to_string(size) + "x" + std::to_string(size) + " board";
+  const std::string bad =
+      StrCat(id, "[", text, "]: not a point or rectangle on the ", size, "x", size, " board");
   const size_t colon = text.find(':');
   int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
   if (colon == std::string::npos) {
@@ -396,8 +393,7 @@ std::vector<SgfRecord> RecordsFromGames(const std::vector<ParsedGame>& games) {
     try {
       records.push_back(RecordFromNodes(games[i].main_line));
     } catch (const FormatError& e) {
-      throw FormatError("SGF game " + std::to_string(i + 1) + " (line " +
-                        std::to_string(games[i].line) + "): " + e.what());
+      throw FormatError(StrCat("SGF game ", i + 1, " (line ", games[i].line, "): ", e.what()));
     }
   }
   return records;
@@ -427,13 +423,12 @@ std::vector<std::vector<SgfNode>> ParseSgfCollection(const std::string& text) {
 
 std::string WriteSgf(const SgfRecord& record) {
   const int size = record.size;
-  TENGEN_CHECK(size >= kMinSize && size <= kMaxSize, "board size " + std::to_string(size));
+  TENGEN_CHECK(size >= kMinSize && size <= kMaxSize, StrCat("board size ", size));
   TENGEN_CHECK(std::isfinite(record.rules.komi), "komi is not finite");
   TENGEN_CHECK(record.move_comments.empty() || record.move_comments.size() == record.moves.size(),
                "move_comments must be empty or have one entry per move");
-  std::string out = "(;FF[4]GM[1]SZ[" + std::to_string(size) + "]KM[" +
-                    ShortestDecimal(record.rules.komi) + "]RU[" +
-                    EscapeText(RulesToSgfText(record.rules)) + "]";
+  std::string out = StrCat("(;FF[4]GM[1]SZ[", size, "]KM[", ShortestDecimal(record.rules.komi),
+                           "]RU[", EscapeText(RulesToSgfText(record.rules)), "]");
   // Empty game-info values are left out: an empty RE[] or DT[] reads as malformed to some tools.
   const std::pair<const char*, const std::string*> info[] = {{"PB", &record.black_player},
                                                              {"PW", &record.white_player},
@@ -464,7 +459,7 @@ std::string WriteSgf(const SgfRecord& record) {
   }
   for (size_t i = 0; i < record.moves.size(); ++i) {
     const Move& move = record.moves[i];
-    TENGEN_CHECK(IsStone(move.color), "move " + std::to_string(i + 1) + " has no colour");
+    TENGEN_CHECK(IsStone(move.color), StrCat("move ", i + 1, " has no colour"));
     out += move.color == Color::kBlack ? ";B[" : ";W[";
     if (move.loc != kPassLoc) out += PointText(move.loc, size);
     out += "]";
@@ -511,12 +506,12 @@ SgfRecord RecordFromNodes(const std::vector<SgfNode>& main_line) {
   std::vector<std::string> comments;  // one per move
   for (size_t n = 0; n < main_line.size(); ++n) {
     const SgfNode& node = main_line[n];
-    const std::string where = "node " + std::to_string(n) + ": ";
+    const std::string where = StrCat("node ", n, ": ");
     const bool has_setup = node.Find("AB") || node.Find("AW") || node.Find("AE");
     if (has_setup) {
       if (!record.moves.empty()) {
-        throw FormatError(where + "setup stones (AB/AW/AE) after move " +
-                          std::to_string(record.moves.size()) + " are not supported");
+        throw FormatError(StrCat(where, "setup stones (AB/AW/AE) after move ", record.moves.size(),
+                                 " are not supported"));
       }
       ApplySetup(node, size, &record);
     }
@@ -537,8 +532,7 @@ SgfRecord RecordFromNodes(const std::vector<SgfNode>& main_line) {
       const auto& values = black ? *black : *white;
       const std::string number = std::to_string(record.moves.size() + 1);
       if (values.size() != 1) {
-        throw FormatError(where + "move " + number + " has " + std::to_string(values.size()) +
-                          " values");
+        throw FormatError(StrCat(where, "move ", number, " has ", values.size(), " values"));
       }
       const std::string text = values.front();
       Move move;
@@ -549,9 +543,8 @@ SgfRecord RecordFromNodes(const std::vector<SgfNode>& main_line) {
       } else if (ParsePoint(text, size, &x, &y)) {
         move.loc = MakeLoc(x, y, size);
       } else {
-        throw FormatError(where + "move " + number + " " + id + "[" + text +
-                          "] is not a point on the " + std::to_string(size) + "x" +
-                          std::to_string(size) + " board");
+        throw FormatError(StrCat(where, "move ", number, " ", id, "[", text,
+                                 "] is not a point on the ", size, "x", size, " board"));
       }
       record.moves.push_back(move);
       comments.push_back(n == 0 ? "" : comment);

@@ -21,6 +21,7 @@
 #include "gtp/parse.h"
 #include "util/error.h"
 #include "util/publish.h"
+#include "util/text.h"
 
 namespace tengen::gtp {
 namespace {
@@ -507,9 +508,8 @@ std::string GtpEngine::LoadSgf(const Command& command, bool* ok) {
     if (games.empty() || games[0].empty()) throw FormatError("no game in " + path);
     go::SgfRecord record = go::RecordFromNodes(games[0]);
     if (record.size > options_.max_board_size) {
-      throw FormatError("board size " + std::to_string(record.size) + " is larger than " +
-                        std::to_string(options_.max_board_size) +
-                        ", the largest this engine plays");
+      throw FormatError(StrCat("board size ", record.size, " is larger than ",
+                               options_.max_board_size, ", the largest this engine plays"));
     }
     // A file without RU or KM (or with rules we do not know) keeps the engine's current
     // rules rather than silently switching to the defaults.

@@ -160,8 +160,7 @@ ExporterStats ExportPending(const ExporterOptions& options, Logger& logger, cons
   for (const std::string& dir : {TorchModelsToExportDir(base), TorchModelsToExportExtraDir(base)}) {
     try {
       const int removed = RemoveStaleTemporaries(dir, options.stale_temporary_age);
-      if (removed > 0)
-        logger.Info("removed " + std::to_string(removed) + " stale temporaries in " + dir);
+      if (removed > 0) logger.Info(StrCat("removed ", removed, " stale temporaries in ", dir));
     } catch (const Error& e) {
       logger.Warning(std::string("cannot clean temporaries: ") + e.what());
     }
@@ -216,9 +215,9 @@ ExporterStats ExportPending(const ExporterOptions& options, Logger& logger, cons
       continue;
     }
     if (checked.training.samples != entry.samples || checked.training.rows != entry.rows) {
-      broken("training.json says samples " + std::to_string(checked.training.samples) +
-             " and rows " + std::to_string(checked.training.rows) + ", the name says s" +
-             std::to_string(entry.samples) + " and d" + std::to_string(entry.rows));
+      broken(StrCat("training.json says samples ", checked.training.samples, " and rows ",
+                    checked.training.rows, ", the name says s", entry.samples, " and d",
+                    entry.rows));
       continue;
     }
     if (checked.model_name != entry.name)

@@ -11,6 +11,7 @@
 #include "nn/features.h"
 #include "pipeline/service.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace tengen::pipeline {
 namespace {
@@ -185,7 +186,7 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
                          ? std::string(game->winner == go::Color::kBlack ? "B" : "W") + "+R"
                          : go::ScoreToResult(game->final_score);
   game->sgf.extra_properties.push_back({"GN", std::to_string(game->game_id)});
-  game->sgf.extra_properties.push_back({"SO", "tengen seed=" + std::to_string(seed)});
+  game->sgf.extra_properties.push_back({"SO", StrCat("tengen seed=", seed)});
   return true;
 }
 

@@ -27,6 +27,7 @@
 #include "util/option_table.h"
 #include "util/publish.h"
 #include "util/rng.h"
+#include "util/text.h"
 
 namespace tengen::pipeline {
 namespace {
@@ -164,12 +165,10 @@ void Gatekeeper::LogProgress(const Match& match) {
     score = match.score;
   }
   const EloEstimate elo = EstimateElo(score);
-  std::string text = "match " + match.candidate + " vs " + match.baseline + ": " +
-                     std::to_string(score.games()) + "/" + std::to_string(options_.games) +
-                     " games, candidate +" + std::to_string(score.wins) + " -" +
-                     std::to_string(score.losses) + " =" + std::to_string(score.draws) + ", Elo " +
-                     FormatFixed(elo.elo, 0) + " [" + FormatFixed(elo.low, 0) + ", " +
-                     FormatFixed(elo.high, 0) + "]";
+  std::string text = StrCat("match ", match.candidate, " vs ", match.baseline, ": ", score.games(),
+                            "/", options_.games, " games, candidate +", score.wins, " -",
+                            score.losses, " =", score.draws, ", Elo ", FormatFixed(elo.elo, 0),
+                            " [", FormatFixed(elo.low, 0), ", ", FormatFixed(elo.high, 0), "]");
   if (options_.use_sprt)
     text += ", SPRT LLR " +
             FormatFixed(SprtLogLikelihoodRatio(score, options_.sprt.elo0, options_.sprt.elo1), 2);
@@ -371,9 +370,8 @@ Gatekeeper::Outcome Gatekeeper::TestOne() {
     boost::system::error_code error;
     if (best_model && it->samples <= best_model->samples) {
       RejectWithoutGames(*it, best,
-                         "not newer than the best model " + best + " (s" +
-                             std::to_string(it->samples) + " <= s" +
-                             std::to_string(best_model->samples) + ")");
+                         StrCat("not newer than the best model ", best, " (s", it->samples, " <= s",
+                                best_model->samples, ")"));
     } else if (fs::exists(Join(ModelsDir(options_.base_dir), it->name), error)) {
       RejectWithoutGames(*it, best, "a model of this name is already in models/");
     } else {
@@ -409,23 +407,22 @@ Gatekeeper::Outcome Gatekeeper::TestOne() {
   record.sprt = options_.use_sprt;
   record.sprt_params = options_.sprt;
   record.started_utc = UtcTimestamp();
-  logger_.Info("testing " + match.candidate + " against " + match.baseline + ": up to " +
-               std::to_string(options_.games) + " games, " +
-               (options_.use_sprt
-                    ? "SPRT elo0 " + FormatFixed(options_.sprt.elo0, 1) + " elo1 " +
-                          FormatFixed(options_.sprt.elo1, 1)
-                    : "accept at score >= " + FormatFixed(options_.required_candidate_win_prop, 3) +
-                          " of the games") +
-               ", " + std::to_string(options_.num_game_threads) + " game threads on " +
-               options_.device);
+  logger_.Info(
+      StrCat("testing ", match.candidate, " against ", match.baseline, ": up to ", options_.games,
+             " games, ",
+             (options_.use_sprt
+                  ? "SPRT elo0 " + FormatFixed(options_.sprt.elo0, 1) + " elo1 " +
+                        FormatFixed(options_.sprt.elo1, 1)
+                  : "accept at score >= " + FormatFixed(options_.required_candidate_win_prop, 3) +
+                        " of the games"),
+             ", ", options_.num_game_threads, " game threads on ", options_.device));
   Beat("testing", true, &match);
   PlayMatch(match);
   stats_.games += match.score.games();
   if (match.failed) throw Error("the match of " + match.candidate + " failed: " + match.failure);
   if (stop_.stop_requested() || !match.decided) {
-    logger_.Info("match of " + match.candidate + " interrupted after " +
-                 std::to_string(match.score.games()) +
-                 " games: nothing moved, the next run tests it again");
+    logger_.Info(StrCat("match of ", match.candidate, " interrupted after ", match.score.games(),
+                        " games: nothing moved, the next run tests it again"));
     return Outcome::kStopped;
   }
   LogProgress(match);
@@ -433,8 +430,8 @@ Gatekeeper::Outcome Gatekeeper::TestOne() {
   record.candidate_black_wins = match.candidate_black_wins;
   record.accepted = match.decision == GateDecision::kAccept;
   const double threshold = options_.required_candidate_win_prop * options_.games;
-  std::string reason = "score " + FormatFixed(match.score.points(), 1) + " in " +
-                       std::to_string(match.score.games()) + " games";
+  std::string reason =
+      StrCat("score ", FormatFixed(match.score.points(), 1), " in ", match.score.games(), " games");
   if (options_.use_sprt && Sprt(match.score, options_.sprt) != SprtDecision::kContinue) {
     reason += ", SPRT LLR " +
               FormatFixed(
@@ -444,9 +441,9 @@ Gatekeeper::Outcome Gatekeeper::TestOne() {
     reason += record.accepted ? " reached "
                               : (match.score.games() < options_.games ? " can no longer reach "
                                                                       : " fell short of ");
-    reason += FormatFixed(threshold, 1) + " (" +
-              FormatFixed(options_.required_candidate_win_prop, 3) + " of " +
-              std::to_string(options_.games) + ")";
+    reason +=
+        StrCat(FormatFixed(threshold, 1), " (",
+               FormatFixed(options_.required_candidate_win_prop, 3), " of ", options_.games, ")");
   }
   record.reason = reason;
   logger_.Info(match.candidate + " " + DecisionName(record.accepted) + ": " + reason);
@@ -467,8 +464,8 @@ GatekeeperStats Gatekeeper::Run() {
   // Created up front, race-safe, so that selfplay processes never race to create it.
   EnsureDirectory(SelfplayDir(options_.base_dir));
   EnsureDirectory(ModelsToBeTestedDir(options_.base_dir));
-  logger_.Info("gatekeeper seed " + std::to_string(seeds_.seed()) + ", watching " +
-               ModelsToBeTestedDir(options_.base_dir));
+  logger_.Info(StrCat("gatekeeper seed ", seeds_.seed(), ", watching ",
+                      ModelsToBeTestedDir(options_.base_dir)));
   while (!stop_.stop_requested()) {
     const Outcome outcome = TestOne();
     if (outcome == Outcome::kStopped) break;

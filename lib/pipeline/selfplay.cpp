@@ -27,6 +27,7 @@
 #include "util/error.h"
 #include "util/log.h"
 #include "util/publish.h"
+#include "util/text.h"
 
 namespace tengen::pipeline {
 namespace {
@@ -177,9 +178,8 @@ class ShardSink {
     for (const Ready& shard : failed_) failed_rows_ += shard.writer->rows();
     last_failure_ = Clock::now();
     if (failed_rows_ > max_failed_rows_)
-      throw Error("cannot publish the shards of model " + model_ + ": " +
-                  std::to_string(failed_rows_) + " rows unpublished (more than " +
-                  std::to_string(max_failed_rows_) + "), giving up");
+      throw Error(StrCat("cannot publish the shards of model ", model_, ": ", failed_rows_,
+                         " rows unpublished (more than ", max_failed_rows_, "), giving up"));
   }
 
   // SGFs first, so that every published shard's games can be looked up. False (after a
@@ -201,8 +201,8 @@ class ShardSink {
       }
       return true;
     } catch (const Error& e) {
-      logger_.Warning("cannot publish shard " + shard.stem + " of model " + model_ + " (" +
-                      std::to_string(rows) + " rows, kept to publish later): " + e.what());
+      logger_.Warning(StrCat("cannot publish shard ", shard.stem, " of model ", model_, " (", rows,
+                             " rows, kept to publish later): ", e.what()));
       return false;
     }
   }
@@ -363,9 +363,9 @@ std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::MakeEvaluators(
     evaluators.push_back(MakeEvaluator(model, options_.game.pos_len, device, options_.load_model));
   for (const auto& evaluator : evaluators)
     if (evaluator->pos_len() < max_board_size_)
-      throw ConfigError("model " + evaluator->model_name() + " has pos_len " +
-                        std::to_string(evaluator->pos_len()) + ", smaller than board size " +
-                        std::to_string(max_board_size_));
+      throw ConfigError(StrCat("model ", evaluator->model_name(), " has pos_len ",
+                               evaluator->pos_len(), ", smaller than board size ",
+                               max_board_size_));
   return evaluators;
 }
 
@@ -390,13 +390,11 @@ std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::LoadNewest(
     } catch (const std::exception& e) {
       if (startup && dynamic_cast<const ConfigError*>(&e) != nullptr) throw;
       failed_models_[model.name] = FailedModel{model.mtime, Clock::now()};
-      logger_.Error("cannot use model " + model.name + " (tried again when its directory " +
-                    "changes or in " +
-                    std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
-                                       options_.model_retry_interval)
-                                       .count()) +
-                    " s), " + (startup ? "trying an older one" : "playing on with " + current) +
-                    ": " + e.what());
+      logger_.Error(StrCat(
+          "cannot use model ", model.name, " (tried again when its directory changes or in ",
+          std::chrono::duration_cast<std::chrono::seconds>(options_.model_retry_interval).count(),
+          " s), ", (startup ? "trying an older one" : "playing on with " + current), ": ",
+          e.what()));
     }
   }
   return {};
@@ -441,8 +439,7 @@ std::string SelfplayRunner::FlushUnpublished() {
   for (const auto& sink : unpublished_) {
     sink->Flush();
     if (sink->has_failed())
-      lost += (lost.empty() ? "" : ", ") + std::to_string(sink->failed_rows()) + " rows of " +
-              sink->model();
+      lost += StrCat((lost.empty() ? "" : ", "), sink->failed_rows(), " rows of ", sink->model());
   }
   unpublished_.clear();
   return lost;
@@ -497,14 +494,13 @@ void SelfplayRunner::Report(const Epoch& epoch, const std::string& state, bool f
     }
     // How this model's games end follows on the same line, so that one line says it all.
     const std::string ends_text = FormatGameEnds(ends);
-    logger_.Info(
-        state + ": model " + model_name_ + ", games " + std::to_string(stats.games) + " (started " +
-        std::to_string(games_started_.load()) + ", dropped " + std::to_string(stats.dropped_games) +
-        "), rows " + std::to_string(rows_finished_.load()) + " (published " +
-        std::to_string(stats.rows) + " in " + std::to_string(stats.shards) + " shards), " +
-        FormatFixed(games_per_hour, 0) + " games/hour, " + FormatFixed(rows_per_second, 1) +
-        " rows/s, " + FormatFixed(evals_per_second, 0) + " NN evals/s, mean batch " +
-        FormatFixed(mean_batch, 1) + per_server + (ends_text.empty() ? "" : "; " + ends_text));
+    logger_.Info(StrCat(
+        state, ": model ", model_name_, ", games ", stats.games, " (started ",
+        games_started_.load(), ", dropped ", stats.dropped_games, "), rows ", rows_finished_.load(),
+        " (published ", stats.rows, " in ", stats.shards, " shards), ",
+        FormatFixed(games_per_hour, 0), " games/hour, ", FormatFixed(rows_per_second, 1),
+        " rows/s, ", FormatFixed(evals_per_second, 0), " NN evals/s, mean batch ",
+        FormatFixed(mean_batch, 1), per_server, (ends_text.empty() ? "" : "; " + ends_text)));
   }
   HeartbeatInfo info;
   info.state = state;
@@ -561,18 +557,17 @@ SelfplayStats SelfplayRunner::Run() {
       const int batch_size = std::min(options_.nn_max_batch_size, server_threads);
       epoch.servers.push_back(std::make_unique<nn::BatchingServer>(
           std::move(evaluators[s]), nn::BatchingOptions{batch_size}));
-      servers_text += (s == 0 ? "" : ", ") + options_.devices[s] + " (" +
-                      std::to_string(server_threads) + " threads, batches up to " +
-                      std::to_string(batch_size) + ")";
+      servers_text += StrCat((s == 0 ? "" : ", "), options_.devices[s], " (", server_threads,
+                             " threads, batches up to ", batch_size, ")");
     }
     evaluators.clear();
     epoch.sink = std::make_unique<ShardSink>(
         options_.base_dir, model_name_, shape, target, options_.max_rows_per_file,
         kMaxFailedShards * static_cast<int64_t>(options_.max_rows_per_file), logger_, published_);
-    logger_.Info("playing with model " + model_name_ + ": " +
-                 std::to_string(options_.num_game_threads) + " game threads, " +
-                 std::to_string(num_servers) + " NN server" + (num_servers > 1 ? "s " : " ") +
-                 servers_text + ", data under " + SelfplayModelDir(options_.base_dir, model_name_));
+    logger_.Info(StrCat("playing with model ", model_name_, ": ", options_.num_game_threads,
+                        " game threads, ", num_servers, " NN server",
+                        (num_servers > 1 ? "s " : " "), servers_text, ", data under ",
+                        SelfplayModelDir(options_.base_dir, model_name_)));
 
     std::vector<std::thread> threads;
     std::vector<std::unique_ptr<nn::Evaluator>> next;
@@ -651,8 +646,8 @@ SelfplayStats SelfplayRunner::Run() {
       // One last try for the shards of past models; the current model's just failed.
       std::string lost = FlushUnpublished();
       if (epoch.sink->has_failed())
-        lost += (lost.empty() ? "" : ", ") + std::to_string(epoch.sink->failed_rows()) +
-                " rows of " + epoch.sink->model();
+        lost += StrCat((lost.empty() ? "" : ", "), epoch.sink->failed_rows(), " rows of ",
+                       epoch.sink->model());
       if (!lost.empty()) throw Error("could not publish " + lost + " (see the warnings)");
       break;
     }

@@ -16,6 +16,7 @@
 #include "pipeline/model_registry.h"
 #include "util/log.h"
 #include "util/publish.h"
+#include "util/text.h"
 
 namespace tengen::status {
 namespace {
@@ -246,12 +247,12 @@ std::string GameEndsTable(const json& rows) {
       "cap</th><th>resigned</th><th>moves after the first pass: median</th><th>90th "
       "percentile</th><th>mean |final score|</th></tr>\n";
   for (const json& r : rows) {
-    html += "<tr><td>" + HtmlEscape(r["model"].get<std::string>()) + "</td><td>" +
-            std::to_string(r["games"].get<int64_t>()) + "</td><td>" + percent(r["passes"]) +
-            "</td><td>" + percent(r["move_cap"]) + "</td><td>" + percent(r["resignation"]) +
-            "</td><td>" + moves(r["after_first_pass_median"]) + "</td><td>" +
-            moves(r["after_first_pass_p90"]) + "</td><td>" + score(r["mean_abs_final_score"]) +
-            "</td></tr>\n";
+    html +=
+        StrCat("<tr><td>", HtmlEscape(r["model"].get<std::string>()), "</td><td>",
+               r["games"].get<int64_t>(), "</td><td>", percent(r["passes"]), "</td><td>",
+               percent(r["move_cap"]), "</td><td>", percent(r["resignation"]), "</td><td>",
+               moves(r["after_first_pass_median"]), "</td><td>", moves(r["after_first_pass_p90"]),
+               "</td><td>", score(r["mean_abs_final_score"]), "</td></tr>\n");
   }
   return html + "</table>\n";
 }

@@ -13,6 +13,7 @@
 #include "pipeline/base_dir.h"
 #include "util/error.h"
 #include "util/publish.h"
+#include "util/text.h"
 
 namespace tengen::status {
 namespace {
@@ -87,7 +88,7 @@ std::string Ago(double now, double then) {
 }
 
 std::string Who(const HeartbeatRecord& h) {
-  return h.program + " on " + h.host + " (pid " + std::to_string(h.pid) + ")";
+  return StrCat(h.program, " on ", h.host, " (pid ", h.pid, ")");
 }
 
 void ReadLadderInto(const std::string& path, LadderSummary* ladder,
@@ -266,9 +267,9 @@ void AddWarnings(RunStatus& s) {
                            FormatDuration(std::max(0.0, loop.age_seconds)) +
                            " ago: see the log of that program in logs/");
     } else if (!loop.ended && loop.running.has_value() && !*loop.running) {
-      s.warnings.push_back("synchronous loop on " + loop.host + " (pid " +
-                           std::to_string(loop.pid) + ") no longer runs but its record says '" +
-                           loop.phase + "': it was killed; run it again to resume");
+      s.warnings.push_back(StrCat("synchronous loop on ", loop.host, " (pid ", loop.pid,
+                                  ") no longer runs but its record says '", loop.phase,
+                                  "': it was killed; run it again to resume"));
     }
     if (!loop.ended && loop.phase != "selfplay" && loop.running.value_or(true))
       loop_outside_selfplay = true;
@@ -295,25 +296,25 @@ void AddWarnings(RunStatus& s) {
   }
   for (const TrainingStatus& t : s.trainings) {
     if (t.broken_checkpoints > 0) {
-      s.warnings.push_back("broken checkpoints: training " + t.name + ": " +
-                           std::to_string(t.broken_checkpoints) +
-                           " damaged checkpoints set aside as train/" + t.name +
-                           "/checkpoints/broken-* (the disk, or a copy, went bad?)");
+      s.warnings.push_back(StrCat("broken checkpoints: training ", t.name, ": ",
+                                  t.broken_checkpoints, " damaged checkpoints set aside as train/",
+                                  t.name,
+                                  "/checkpoints/broken-* (the disk, or a copy, went bad?)"));
     }
     if (!t.loss_rising) continue;
     std::string values;
     for (const double v : t.recent_loss_total) values += (values.empty() ? "" : ", ") + Num(v);
-    s.warnings.push_back("rising loss: training " + t.name + ": loss_total rose over the last " +
-                         std::to_string(t.recent_loss_total.size()) + " epochs (" + values +
-                         "): learning rate too high, or bad data?");
+    s.warnings.push_back(StrCat("rising loss: training ", t.name,
+                                ": loss_total rose over the last ", t.recent_loss_total.size(),
+                                " epochs (", values, "): learning rate too high, or bad data?"));
   }
   if (s.unreadable_shards > 0) {
-    s.warnings.push_back("unreadable data: " + std::to_string(s.unreadable_shards) +
-                         " selfplay shards cannot be read (see the notes)");
+    s.warnings.push_back(StrCat("unreadable data: ", s.unreadable_shards,
+                                " selfplay shards cannot be read (see the notes)"));
   }
   if (s.models.broken_snapshots > 0) {
-    s.warnings.push_back("broken snapshots: " + std::to_string(s.models.broken_snapshots) +
-                         " in torchmodels_toexport_broken/ (each has a .reason.txt)");
+    s.warnings.push_back(StrCat("broken snapshots: ", s.models.broken_snapshots,
+                                " in torchmodels_toexport_broken/ (each has a .reason.txt)"));
   }
 }
 
@@ -397,8 +398,7 @@ double NowSeconds() {
 
 std::string BaseDirFromArguments(const Config& config, const std::vector<std::string>& positional) {
   if (positional.size() > 1)
-    throw ConfigError("one base directory expected, got " + std::to_string(positional.size()) +
-                      " arguments");
+    throw ConfigError(StrCat("one base directory expected, got ", positional.size(), " arguments"));
   const std::string key = config.GetString("base_dir");
   if (!positional.empty() && !key.empty() && positional[0] != key)
     throw ConfigError("base_dir: " + key + " disagrees with the argument " + positional[0]);

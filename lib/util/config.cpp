@@ -405,7 +405,7 @@ void ApplyConfigText(Config& config, const std::string& text, const std::string&
   std::string section;
   std::map<std::string, std::string> first_set_at;
   for (int line_number = 1; std::getline(in, raw); ++line_number) {
-    const std::string where = origin + ":" + std::to_string(line_number);
+    const std::string where = StrCat(origin, ":", line_number);
     std::string line = raw.substr(0, raw.find('#'));
     line = Trim(line);
     if (line.empty()) continue;
