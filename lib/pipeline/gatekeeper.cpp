@@ -108,6 +108,12 @@ class Gatekeeper {
   };
 
   Outcome TestOne();
+  // TestOne's steps (see their definitions).
+  std::optional<ModelInfo> ChooseCandidate(const std::vector<ModelInfo>& candidates,
+                                           const std::optional<ModelInfo>& best_model,
+                                           bool* stopped);
+  void LogMatchStart(const Match& match);
+  std::string DecisionReason(const Match& match, bool accepted) const;
   void PlayMatch(Match& match);
   void GameThread(Match& match, uint64_t thread_seed);
   // The newest model of `models` that loads (set in *loaded), else the random net (*loaded
@@ -344,6 +350,67 @@ void Gatekeeper::RejectPlainFiles() {
   }
 }
 
+// The oldest candidate (`candidates` is newest first) that is newer than the best model and
+// whose name is free in models/; the others are rejected without games on the way. nullopt
+// when none is left, or when a stop is requested (*stopped).
+std::optional<ModelInfo> Gatekeeper::ChooseCandidate(const std::vector<ModelInfo>& candidates,
+                                                     const std::optional<ModelInfo>& best_model,
+                                                     bool* stopped) {
+  const std::string best = best_model ? best_model->name : std::string(kRandomModelName);
+  std::optional<ModelInfo> chosen;
+  // Oldest first: the list is newest first.
+  for (auto it = candidates.rbegin(); it != candidates.rend() && !chosen; ++it) {
+    if (stop_.stop_requested()) {
+      *stopped = true;
+      return std::nullopt;
+    }
+    boost::system::error_code error;
+    if (best_model && it->samples <= best_model->samples) {
+      RejectWithoutGames(*it, best,
+                         StrCat("not newer than the best model ", best, " (s", it->samples, " <= s",
+                                best_model->samples, ")"));
+    } else if (fs::exists(Join(ModelsDir(options_.base_dir), it->name), error)) {
+      RejectWithoutGames(*it, best, "a model of this name is already in models/");
+    } else {
+      chosen = *it;
+    }
+  }
+  return chosen;
+}
+
+void Gatekeeper::LogMatchStart(const Match& match) {
+  logger_.Info(
+      StrCat("testing ", match.candidate, " against ", match.baseline, ": up to ", options_.games,
+             " games, ",
+             (options_.use_sprt
+                  ? "SPRT elo0 " + FormatFixed(options_.sprt.elo0, 1) + " elo1 " +
+                        FormatFixed(options_.sprt.elo1, 1)
+                  : "accept at score >= " + FormatFixed(options_.required_candidate_win_prop, 3) +
+                        " of the games"),
+             ", ", options_.num_game_threads, " game threads on ", options_.device));
+}
+
+// Why the match was decided: the score, and the SPRT bound or the fixed threshold.
+std::string Gatekeeper::DecisionReason(const Match& match, bool accepted) const {
+  const double threshold = options_.required_candidate_win_prop * options_.games;
+  std::string reason =
+      StrCat("score ", FormatFixed(match.score.points(), 1), " in ", match.score.games(), " games");
+  if (options_.use_sprt && Sprt(match.score, options_.sprt) != SprtDecision::kContinue) {
+    reason += ", SPRT LLR " +
+              FormatFixed(
+                  SprtLogLikelihoodRatio(match.score, options_.sprt.elo0, options_.sprt.elo1), 3) +
+              (accepted ? " reached the upper bound" : " reached the lower bound");
+  } else {
+    reason += accepted ? " reached "
+                       : (match.score.games() < options_.games ? " can no longer reach "
+                                                               : " fell short of ");
+    reason +=
+        StrCat(FormatFixed(threshold, 1), " (",
+               FormatFixed(options_.required_candidate_win_prop, 3), " of ", options_.games, ")");
+  }
+  return reason;
+}
+
 Gatekeeper::Outcome Gatekeeper::TestOne() {
   RejectPlainFiles();
   const std::vector<ModelInfo> candidates =
@@ -358,21 +425,9 @@ Gatekeeper::Outcome Gatekeeper::TestOne() {
   std::optional<ModelInfo> best_model;
   std::unique_ptr<nn::Evaluator> baseline_eval = LoadBaseline(models, &best_model);
   const std::string best = best_model ? best_model->name : std::string(kRandomModelName);
-  std::optional<ModelInfo> chosen;
-  // Oldest first: the list is newest first.
-  for (auto it = candidates.rbegin(); it != candidates.rend() && !chosen; ++it) {
-    if (stop_.stop_requested()) return Outcome::kStopped;
-    boost::system::error_code error;
-    if (best_model && it->samples <= best_model->samples) {
-      RejectWithoutGames(*it, best,
-                         StrCat("not newer than the best model ", best, " (s", it->samples, " <= s",
-                                best_model->samples, ")"));
-    } else if (fs::exists(Join(ModelsDir(options_.base_dir), it->name), error)) {
-      RejectWithoutGames(*it, best, "a model of this name is already in models/");
-    } else {
-      chosen = *it;
-    }
-  }
+  bool stopped = false;
+  const std::optional<ModelInfo> chosen = ChooseCandidate(candidates, best_model, &stopped);
+  if (stopped) return Outcome::kStopped;
   if (!chosen) return Outcome::kNothingToTest;
   testing_ = chosen->name;
 
@@ -402,15 +457,7 @@ Gatekeeper::Outcome Gatekeeper::TestOne() {
   record.sprt = options_.use_sprt;
   record.sprt_params = options_.sprt;
   record.started_utc = UtcTimestamp();
-  logger_.Info(
-      StrCat("testing ", match.candidate, " against ", match.baseline, ": up to ", options_.games,
-             " games, ",
-             (options_.use_sprt
-                  ? "SPRT elo0 " + FormatFixed(options_.sprt.elo0, 1) + " elo1 " +
-                        FormatFixed(options_.sprt.elo1, 1)
-                  : "accept at score >= " + FormatFixed(options_.required_candidate_win_prop, 3) +
-                        " of the games"),
-             ", ", options_.num_game_threads, " game threads on ", options_.device));
+  LogMatchStart(match);
   Beat("testing", true, &match);
   PlayMatch(match);
   stats_.games += match.score.games();
@@ -424,22 +471,7 @@ Gatekeeper::Outcome Gatekeeper::TestOne() {
   record.score = match.score;
   record.candidate_black_wins = match.candidate_black_wins;
   record.accepted = match.decision == GateDecision::kAccept;
-  const double threshold = options_.required_candidate_win_prop * options_.games;
-  std::string reason =
-      StrCat("score ", FormatFixed(match.score.points(), 1), " in ", match.score.games(), " games");
-  if (options_.use_sprt && Sprt(match.score, options_.sprt) != SprtDecision::kContinue) {
-    reason += ", SPRT LLR " +
-              FormatFixed(
-                  SprtLogLikelihoodRatio(match.score, options_.sprt.elo0, options_.sprt.elo1), 3) +
-              (record.accepted ? " reached the upper bound" : " reached the lower bound");
-  } else {
-    reason += record.accepted ? " reached "
-                              : (match.score.games() < options_.games ? " can no longer reach "
-                                                                      : " fell short of ");
-    reason +=
-        StrCat(FormatFixed(threshold, 1), " (",
-               FormatFixed(options_.required_candidate_win_prop, 3), " of ", options_.games, ")");
-  }
+  const std::string reason = DecisionReason(match, record.accepted);
   record.reason = reason;
   logger_.Info(match.candidate + " " + DecisionName(record.accepted) + ": " + reason);
   Conclude(*chosen, record, match.sgf_text);

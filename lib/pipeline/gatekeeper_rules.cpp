@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/base_dir.h"
+#include "pipeline/json_text.h"
 #include "pipeline/rules_config.h"
 #include "pipeline/selfplay_config.h"
 #include "util/error.h"
@@ -95,7 +96,7 @@ std::string MatchRecordJson(const MatchRecord& record, double required_prop) {
       {"started_utc", record.started_utc},
       {"finished_utc", record.finished_utc},
       {"gatekeeper", HostPid()}};
-  return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  return JsonFileText(json);
 }
 
 namespace {

@@ -93,6 +93,13 @@ class SelfplayRunner {
   std::string FlushUnpublished();
   int64_t UnpublishedRows(const Epoch* epoch) const;
   void Report(const Epoch& epoch, const std::string& state, bool force_log);
+  // Run's steps for one model's epoch (see their definitions).
+  void BeginEpoch(Epoch& epoch, std::vector<std::unique_ptr<nn::Evaluator>> evaluators,
+                  const data::RowShape& shape, int target);
+  void StartGameThreads(Epoch& epoch, std::vector<std::thread>* threads);
+  void Monitor(Epoch& epoch, std::future<std::vector<std::unique_ptr<nn::Evaluator>>>* loading,
+               std::vector<std::unique_ptr<nn::Evaluator>>* next, Clock::time_point* switch_start);
+  bool EndEpoch(Epoch& epoch, const std::exception_ptr& monitor_error, bool have_next, int* target);
   SelfplayStats Totals(const Epoch* epoch) const;
 
   const SelfplayOptions& options_;
@@ -343,6 +350,120 @@ void SelfplayRunner::Report(const Epoch& epoch, const std::string& state, bool f
   heartbeat_.Beat(info, force_log);
 }
 
+// Starts the epoch of model_name_: one batching server per evaluator and the shard sink
+// (its first shard cut at `target` rows).
+void SelfplayRunner::BeginEpoch(Epoch& epoch,
+                                std::vector<std::unique_ptr<nn::Evaluator>> evaluators,
+                                const data::RowShape& shape, int target) {
+  // Game thread i uses server i % n. A batch never holds more positions than its server has
+  // game threads (each waits for its own); capping it there lets a batch run as soon as
+  // every thread has submitted instead of waiting out the straggler timeout.
+  const int num_servers = static_cast<int>(evaluators.size());
+  std::string servers_text;
+  for (int s = 0; s < num_servers; ++s) {
+    const int server_threads =
+        options_.num_game_threads / num_servers + (s < options_.num_game_threads % num_servers);
+    const int batch_size = std::min(options_.nn_max_batch_size, server_threads);
+    epoch.servers.push_back(std::make_unique<nn::BatchingServer>(std::move(evaluators[s]),
+                                                                 nn::BatchingOptions{batch_size}));
+    servers_text += StrCat((s == 0 ? "" : ", "), options_.devices[s], " (", server_threads,
+                           " threads, batches up to ", batch_size, ")");
+  }
+  evaluators.clear();
+  epoch.sink = std::make_unique<ShardSink>(
+      options_.base_dir, model_name_, shape, target, options_.max_rows_per_file,
+      kMaxFailedShards * static_cast<int64_t>(options_.max_rows_per_file), logger_, published_);
+  logger_.Info(StrCat("playing with model ", model_name_, ": ", options_.num_game_threads,
+                      " game threads, ", num_servers, " NN server", (num_servers > 1 ? "s " : " "),
+                      servers_text, ", data under ",
+                      SelfplayModelDir(options_.base_dir, model_name_)));
+}
+
+void SelfplayRunner::StartGameThreads(Epoch& epoch, std::vector<std::thread>* threads) {
+  const int num_servers = static_cast<int>(epoch.servers.size());
+  for (int i = 0; i < options_.num_game_threads; ++i) {
+    const uint64_t thread_seed = seeds_.NextSeed();
+    ++epoch.running;
+    nn::BatchingServer& server = *epoch.servers[i % num_servers];
+    try {
+      threads->emplace_back(
+          [this, &epoch, &server, thread_seed] { GameThread(epoch, server, thread_seed); });
+    } catch (...) {
+      --epoch.running;
+      throw;
+    }
+  }
+}
+
+// Watches the epoch until its game threads are done: reports, publishes old shards, and
+// loads a newer model in the background (*loading); once one loaded, it is in *next and the
+// epoch retires.
+void SelfplayRunner::Monitor(Epoch& epoch,
+                             std::future<std::vector<std::unique_ptr<nn::Evaluator>>>* loading,
+                             std::vector<std::unique_ptr<nn::Evaluator>>* next,
+                             Clock::time_point* switch_start) {
+  auto last_check = Clock::now();
+  while (epoch.running.load() > 0) {
+    std::this_thread::sleep_for(kMonitorTick);
+    if (StopNow()) continue;
+    Report(epoch, epoch.retire ? "switching model" : "playing", false);
+    PublishOldShards(epoch);
+    if (loading->valid() &&
+        loading->wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+      *next = loading->get();
+      if (!next->empty()) {
+        logger_.Info("switching to model " + next->front()->model_name() +
+                     " once the games in flight finish");
+        epoch.retire = true;
+        *switch_start = Clock::now();
+      }
+    } else if (!loading->valid() && next->empty() &&
+               Clock::now() - last_check >= options_.model_check_interval) {
+      last_check = Clock::now();
+      const std::string current = model_name_;
+      *loading =
+          std::async(std::launch::async, [this, current] { return CheckForNewModel(current); });
+    }
+  }
+}
+
+// After the epoch's game threads are joined: flushes its shards, reports, and throws what went
+// wrong (the monitor's error first). True when selfplay is over; false when the next model
+// takes over, which continues with *target.
+bool SelfplayRunner::EndEpoch(Epoch& epoch, const std::exception_ptr& monitor_error, bool have_next,
+                              int* target) {
+  // Flush throws only when too many rows are unpublished; a monitor or game thread error
+  // takes precedence.
+  std::string flush_error;
+  try {
+    epoch.sink->Flush();
+  } catch (const Error& e) {
+    flush_error = e.what();
+  }
+  if (monitor_error) std::rethrow_exception(monitor_error);
+  *target = epoch.sink->target();
+  const SelfplayStats totals = Totals(&epoch);
+  const bool all_started =
+      options_.max_games_total > 0 && games_started_.load() >= options_.max_games_total;
+  const bool done = StopNow() || !have_next || all_started || !flush_error.empty();
+  Report(epoch, done ? "stopped" : "switching model", true);
+  past_ = totals;
+  if (failed_) throw Error("selfplay stopped after a game thread failed: " + failure_);
+  if (!flush_error.empty()) throw Error(flush_error);
+  if (done) {
+    // One last try for the shards of past models; the current model's just failed.
+    std::string lost = FlushUnpublished();
+    if (epoch.sink->has_failed())
+      lost += StrCat((lost.empty() ? "" : ", "), epoch.sink->failed_rows(), " rows of ",
+                     epoch.sink->model());
+    if (!lost.empty()) throw Error("could not publish " + lost + " (see the warnings)");
+    return true;
+  }
+  // Its failed shards are retried while the next model plays.
+  if (epoch.sink->has_failed()) unpublished_.push_back(std::move(epoch.sink));
+  return false;
+}
+
 SelfplayStats SelfplayRunner::Run() {
   const GameParams& game = options_.game;
   TENGEN_CHECK(options_.num_game_threads > 0, "num_game_threads must be positive");
@@ -364,28 +485,7 @@ SelfplayStats SelfplayRunner::Run() {
   while (true) {
     model_name_ = evaluators.front()->model_name();
     Epoch epoch;
-    // Game thread i uses server i % n. A batch never holds more positions than its server has
-    // game threads (each waits for its own); capping it there lets a batch run as soon as
-    // every thread has submitted instead of waiting out the straggler timeout.
-    const int num_servers = static_cast<int>(evaluators.size());
-    std::string servers_text;
-    for (int s = 0; s < num_servers; ++s) {
-      const int server_threads =
-          options_.num_game_threads / num_servers + (s < options_.num_game_threads % num_servers);
-      const int batch_size = std::min(options_.nn_max_batch_size, server_threads);
-      epoch.servers.push_back(std::make_unique<nn::BatchingServer>(
-          std::move(evaluators[s]), nn::BatchingOptions{batch_size}));
-      servers_text += StrCat((s == 0 ? "" : ", "), options_.devices[s], " (", server_threads,
-                             " threads, batches up to ", batch_size, ")");
-    }
-    evaluators.clear();
-    epoch.sink = std::make_unique<ShardSink>(
-        options_.base_dir, model_name_, shape, target, options_.max_rows_per_file,
-        kMaxFailedShards * static_cast<int64_t>(options_.max_rows_per_file), logger_, published_);
-    logger_.Info(StrCat("playing with model ", model_name_, ": ", options_.num_game_threads,
-                        " game threads, ", num_servers, " NN server",
-                        (num_servers > 1 ? "s " : " "), servers_text, ", data under ",
-                        SelfplayModelDir(options_.base_dir, model_name_)));
+    BeginEpoch(epoch, std::move(evaluators), shape, target);
 
     std::vector<std::thread> threads;
     std::vector<std::unique_ptr<nn::Evaluator>> next;
@@ -398,41 +498,8 @@ SelfplayStats SelfplayRunner::Run() {
     // unjoined ends the process), so a monitor error stops them first.
     std::exception_ptr monitor_error;
     try {
-      for (int i = 0; i < options_.num_game_threads; ++i) {
-        const uint64_t thread_seed = seeds_.NextSeed();
-        ++epoch.running;
-        nn::BatchingServer& server = *epoch.servers[i % num_servers];
-        try {
-          threads.emplace_back(
-              [this, &epoch, &server, thread_seed] { GameThread(epoch, server, thread_seed); });
-        } catch (...) {
-          --epoch.running;
-          throw;
-        }
-      }
-      auto last_check = Clock::now();
-      while (epoch.running.load() > 0) {
-        std::this_thread::sleep_for(kMonitorTick);
-        if (StopNow()) continue;
-        Report(epoch, epoch.retire ? "switching model" : "playing", false);
-        PublishOldShards(epoch);
-        if (loading.valid() &&
-            loading.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-          next = loading.get();
-          if (!next.empty()) {
-            logger_.Info("switching to model " + next.front()->model_name() +
-                         " once the games in flight finish");
-            epoch.retire = true;
-            switch_start = Clock::now();
-          }
-        } else if (!loading.valid() && next.empty() &&
-                   Clock::now() - last_check >= options_.model_check_interval) {
-          last_check = Clock::now();
-          const std::string current = model_name_;
-          loading =
-              std::async(std::launch::async, [this, current] { return CheckForNewModel(current); });
-        }
-      }
+      StartGameThreads(epoch, &threads);
+      Monitor(epoch, &loading, &next, &switch_start);
     } catch (...) {
       monitor_error = std::current_exception();
       failed_ = true;
@@ -442,35 +509,7 @@ SelfplayStats SelfplayRunner::Run() {
       logger_.Info("stop requested: dropping games in flight, publishing finished rows");
     for (std::thread& thread : threads) thread.join();
 
-    // Flush throws only when too many rows are unpublished; a monitor or game thread error
-    // takes precedence.
-    std::string flush_error;
-    try {
-      epoch.sink->Flush();
-    } catch (const Error& e) {
-      flush_error = e.what();
-    }
-    if (monitor_error) std::rethrow_exception(monitor_error);
-    target = epoch.sink->target();
-    const SelfplayStats totals = Totals(&epoch);
-    const bool all_started =
-        options_.max_games_total > 0 && games_started_.load() >= options_.max_games_total;
-    const bool done = StopNow() || next.empty() || all_started || !flush_error.empty();
-    Report(epoch, done ? "stopped" : "switching model", true);
-    past_ = totals;
-    if (failed_) throw Error("selfplay stopped after a game thread failed: " + failure_);
-    if (!flush_error.empty()) throw Error(flush_error);
-    if (done) {
-      // One last try for the shards of past models; the current model's just failed.
-      std::string lost = FlushUnpublished();
-      if (epoch.sink->has_failed())
-        lost += StrCat((lost.empty() ? "" : ", "), epoch.sink->failed_rows(), " rows of ",
-                       epoch.sink->model());
-      if (!lost.empty()) throw Error("could not publish " + lost + " (see the warnings)");
-      break;
-    }
-    // Its failed shards are retried while the next model plays.
-    if (epoch.sink->has_failed()) unpublished_.push_back(std::move(epoch.sink));
+    if (EndEpoch(epoch, monitor_error, !next.empty(), &target)) break;
     evaluators = std::move(next);
     model_switch_seconds_ = std::chrono::duration<double>(Clock::now() - switch_start).count();
     ++model_switches_;

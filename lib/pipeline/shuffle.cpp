@@ -18,6 +18,7 @@
 #include "data/training_rows.h"
 #include "pipeline/base_dir.h"
 #include "pipeline/heartbeat.h"
+#include "pipeline/json_text.h"
 #include "pipeline/service.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -91,7 +92,7 @@ std::string SummaryJson(const ShuffleOptions& options, const ShuffleResult& resu
                      {"symmetry_applied", false},
                      {"window_start", window_start},
                      {"files", files}};
-  return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  return JsonFileText(json);
 }
 
 // Writes `rows` as one shard at `path` (a task for TaskQueue).

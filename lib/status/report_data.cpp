@@ -232,6 +232,26 @@ json GameEndsData(const std::vector<DataFile>& sgfs, const RunModels& run,
   return rows;
 }
 
+// When each player of the ladder file played its first match (seconds since the epoch); empty
+// (with a note) when the file cannot be read.
+std::map<std::string, double> FirstMatchTimes(const std::string& ladder_file,
+                                              std::vector<std::string>* notes) {
+  std::map<std::string, double> first_match;
+  try {
+    for (const match::LadderMatch& m : match::ReadLadder(ladder_file).matches) {
+      const std::optional<double> t = ParseUtc(m.time_utc);
+      if (!t) continue;
+      for (const std::string& name : {m.a, m.b}) {
+        auto it = first_match.find(name);
+        if (it == first_match.end() || *t < it->second) first_match[name] = *t;
+      }
+    }
+  } catch (const std::exception& e) {
+    notes->push_back(std::string("ladder times skipped: ") + e.what());
+  }
+  return first_match;
+}
+
 // Elo of models over time: the ladder's ratings when it rates a model, else the
 // gatekeeper's matches chained from the first baseline (rated 0). Each model
 // also gets the hours of the run and the selfplay games before it (`progress`).
@@ -258,19 +278,7 @@ json EloData(const RunStatus& status, const std::vector<GatingRecord>& records,
   json models = json::array();
   json anchors = json::array();
   if (status.ladder.present) {
-    std::map<std::string, double> first_match;
-    try {
-      for (const match::LadderMatch& m : match::ReadLadder(status.ladder.file).matches) {
-        const std::optional<double> t = ParseUtc(m.time_utc);
-        if (!t) continue;
-        for (const std::string& name : {m.a, m.b}) {
-          auto it = first_match.find(name);
-          if (it == first_match.end() || *t < it->second) first_match[name] = *t;
-        }
-      }
-    } catch (const std::exception& e) {
-      notes->push_back(std::string("ladder times skipped: ") + e.what());
-    }
+    const std::map<std::string, double> first_match = FirstMatchTimes(status.ladder.file, notes);
     for (const LadderEntry& e : status.ladder.ratings) {
       if (e.anchor || !is_model(e.name)) {
         anchors.push_back({{"name", e.name}, {"elo", NumberOrNull(e.elo)}, {"anchor", e.anchor}});

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "pipeline/base_dir.h"
+#include "pipeline/json_text.h"
 #include "util/text.h"
 
 namespace tengen::status {
@@ -112,12 +113,8 @@ std::string GameEndsLine(const HeartbeatRecord& h) {
   return line;
 }
 
-}  // namespace
-
-std::string FormatStatus(const RunStatus& s) {
-  std::ostringstream out;
-  out << "tengen status of " << s.base << " at " << FormatUtc(s.now) << "\n";
-
+// FormatStatus's sections, each with the empty line before it.
+void WriteProcesses(std::ostream& out, const RunStatus& s) {
   out << "\nProcesses (stale after " << FormatDuration(s.options.stale_seconds) << ")\n";
   if (s.processes.empty()) out << "  no heartbeats in " << pipeline::StatusDir(s.base) << "\n";
   // Ended processes: only the newest per program, the others counted.
@@ -173,7 +170,9 @@ std::string FormatStatus(const RunStatus& s) {
     if (!loop.run.empty()) out << ", run " << loop.run << " training " << loop.training_name;
     out << "\n";
   }
+}
 
+void WriteSelfplay(std::ostream& out, const RunStatus& s) {
   out << "\nSelfplay\n";
   out << "  active processes: " << s.selfplay_active;
   if (s.selfplay_active > 0)
@@ -198,7 +197,9 @@ std::string FormatStatus(const RunStatus& s) {
       << FormatBytes(static_cast<double>(s.selfplay_bytes_last_hour)) << ", shuffleddata "
       << FormatBytes(static_cast<double>(s.shuffle_bytes_last_hour)) << ", train "
       << FormatBytes(static_cast<double>(s.train_bytes_last_hour)) << "\n";
+}
 
+void WriteShuffle(std::ostream& out, const RunStatus& s) {
   out << "\nShuffle\n";
   if (!s.shuffles.newest) {
     out << "  none yet\n";
@@ -211,7 +212,9 @@ std::string FormatStatus(const RunStatus& s) {
     if (!sh.window_start_file.empty())
       out << "  window starts at " << sh.window_start_file << " (" << sh.window_start_utc << ")\n";
   }
+}
 
+void WriteTraining(std::ostream& out, const RunStatus& s) {
   out << "\nTraining\n";
   if (s.trainings.empty()) out << "  no metrics yet\n";
   for (const TrainingStatus& t : s.trainings) {
@@ -224,7 +227,9 @@ std::string FormatStatus(const RunStatus& s) {
         << ", score " << Num(m.loss_score) << ", ownership " << Num(m.loss_ownership) << ", total "
         << Num(m.loss_total) << "\n";
   }
+}
 
+void WriteModels(std::ostream& out, const RunStatus& s) {
   out << "\nModels\n";
   out << "  accepted " << s.models.accepted;
   if (s.models.newest_accepted)
@@ -255,7 +260,9 @@ std::string FormatStatus(const RunStatus& s) {
     }
     out << "\n";
   }
+}
 
+void WriteDisk(std::ostream& out, const RunStatus& s) {
   out << "\nDisk\n  " << s.base << " holds " << FormatBytes(static_cast<double>(s.base_bytes))
       << " in " << s.base_files << " files";
   if (s.space && s.space->capacity > 0) {
@@ -265,7 +272,9 @@ std::string FormatStatus(const RunStatus& s) {
         << ")";
   }
   out << "\n";
+}
 
+void WriteNotesAndWarnings(std::ostream& out, const RunStatus& s) {
   if (!s.notes.empty()) {
     out << "\nNotes (files skipped)\n";
     for (const std::string& note : s.notes) out << "  " << note << "\n";
@@ -273,20 +282,28 @@ std::string FormatStatus(const RunStatus& s) {
   out << "\nWarnings: " << (s.warnings.empty() ? "none" : std::to_string(s.warnings.size()))
       << "\n";
   for (const std::string& warning : s.warnings) out << "  ! " << warning << "\n";
+}
+
+}  // namespace
+
+std::string FormatStatus(const RunStatus& s) {
+  std::ostringstream out;
+  out << "tengen status of " << s.base << " at " << FormatUtc(s.now) << "\n";
+
+  WriteProcesses(out, s);
+  WriteSelfplay(out, s);
+  WriteShuffle(out, s);
+  WriteTraining(out, s);
+  WriteModels(out, s);
+  WriteDisk(out, s);
+  WriteNotesAndWarnings(out, s);
   return out.str();
 }
 
-std::string StatusJson(const RunStatus& s) {
-  json j;
-  j["format"] = "tengen-status";
-  j["base"] = s.base;
-  j["time_utc"] = FormatUtc(s.now);
-  j["options"] = {{"stale_seconds", s.options.stale_seconds},
-                  {"no_data_minutes", s.options.no_data_minutes},
-                  {"min_free_gb", s.options.min_free_gb},
-                  {"min_free_percent", s.options.min_free_percent},
-                  {"rising_loss_epochs", s.options.rising_loss_epochs},
-                  {"forget_hours", s.options.forget_hours}};
+namespace {
+
+// StatusJson's sections.
+json ProcessesJson(const RunStatus& s) {
   json processes = json::array();
   for (const ProcessStatus& p : s.processes) {
     const HeartbeatRecord& h = p.heartbeat;
@@ -305,8 +322,10 @@ std::string StatusJson(const RunStatus& s) {
                          {"texts", texts},
                          {"counters", counters}});
   }
-  j["processes"] = processes;
-  j["forgotten_heartbeats"] = s.forgotten_heartbeats;
+  return processes;
+}
+
+json LoopsJson(const RunStatus& s) {
   json loops = json::array();
   for (const LoopStatus& loop : s.loops) {
     loops.push_back({{"host", loop.host},
@@ -319,7 +338,10 @@ std::string StatusJson(const RunStatus& s) {
                      {"run", loop.run},
                      {"training_name", loop.training_name}});
   }
-  j["synchronous_loops"] = loops;
+  return loops;
+}
+
+json SelfplayJson(const RunStatus& s) {
   json hosts = json::array();
   for (const SelfplayHost& h : s.selfplay_hosts) {
     hosts.push_back({{"host", h.host},
@@ -328,26 +350,23 @@ std::string StatusJson(const RunStatus& s) {
                      {"rows_per_hour", h.rows_per_hour},
                      {"nn_evals_per_second", h.nn_evals_per_second}});
   }
-  j["selfplay"] = {
-      {"hosts", hosts},
-      {"active_processes", s.selfplay_active},
-      {"games_per_hour", s.games_per_hour},
-      {"rows_per_hour", s.rows_per_hour},
-      {"games_from_heartbeats", s.games_heartbeats},
-      {"shard_files", s.shard_files},
-      {"shard_bytes", s.shard_bytes},
-      {"shard_rows", s.shard_rows >= 0 ? json(s.shard_rows) : json(nullptr)},
-      {"rows_last_hour", s.rows_last_hour >= 0 ? json(s.rows_last_hour) : json(nullptr)},
-      {"unreadable_shards", s.unreadable_shards},
-      {"models_with_data", s.models_with_data},
-      {"newest_shard", s.newest_shard},
-      {"newest_shard_age_seconds",
-       s.newest_shard_time ? json(s.now - *s.newest_shard_time) : json(nullptr)}};
-  j["bytes_last_hour"] = {
-      {"selfplay", s.selfplay_bytes_last_hour},
-      {"shuffleddata", s.shuffle_bytes_last_hour},
-      {"train", s.train_bytes_last_hour},
-      {"total", s.selfplay_bytes_last_hour + s.shuffle_bytes_last_hour + s.train_bytes_last_hour}};
+  return {{"hosts", hosts},
+          {"active_processes", s.selfplay_active},
+          {"games_per_hour", s.games_per_hour},
+          {"rows_per_hour", s.rows_per_hour},
+          {"games_from_heartbeats", s.games_heartbeats},
+          {"shard_files", s.shard_files},
+          {"shard_bytes", s.shard_bytes},
+          {"shard_rows", s.shard_rows >= 0 ? json(s.shard_rows) : json(nullptr)},
+          {"rows_last_hour", s.rows_last_hour >= 0 ? json(s.rows_last_hour) : json(nullptr)},
+          {"unreadable_shards", s.unreadable_shards},
+          {"models_with_data", s.models_with_data},
+          {"newest_shard", s.newest_shard},
+          {"newest_shard_age_seconds",
+           s.newest_shard_time ? json(s.now - *s.newest_shard_time) : json(nullptr)}};
+}
+
+json ShuffleJson(const RunStatus& s) {
   json shuffle = nullptr;
   if (s.shuffles.newest) {
     const ShuffleSummary& sh = *s.shuffles.newest;
@@ -363,7 +382,10 @@ std::string StatusJson(const RunStatus& s) {
                {"window_start_file", sh.window_start_file},
                {"window_start_utc", sh.window_start_utc}};
   }
-  j["shuffle"] = {{"count", s.shuffles.count}, {"newest", shuffle}};
+  return {{"count", s.shuffles.count}, {"newest", shuffle}};
+}
+
+json TrainingsJson(const RunStatus& s) {
   json trainings = json::array();
   for (const TrainingStatus& t : s.trainings) {
     const EpochMetrics& m = t.last;
@@ -387,7 +409,10 @@ std::string StatusJson(const RunStatus& s) {
                          {"broken_checkpoints", t.broken_checkpoints},
                          {"recent_loss_total", recent}});
   }
-  j["training"] = trainings;
+  return trainings;
+}
+
+json ModelsJson(const RunStatus& s) {
   json last = nullptr;
   if (s.gating.last) {
     const GatingRecord& r = *s.gating.last;
@@ -403,15 +428,17 @@ std::string StatusJson(const RunStatus& s) {
             {"elo_high", NumberOrNull(r.elo_high)},
             {"time_utc", FormatUtc(r.time)}};
   }
-  j["models"] = {
-      {"accepted", s.models.accepted},
-      {"rejected", s.models.rejected},
-      {"queue", s.models.queue},
-      {"newest_accepted",
-       s.models.newest_accepted ? json(s.models.newest_accepted->name) : json(nullptr)},
-      {"broken_snapshots", s.models.broken_snapshots},
-      {"gating",
-       {{"accepted", s.gating.accepted}, {"rejected", s.gating.rejected}, {"last", last}}}};
+  return {{"accepted", s.models.accepted},
+          {"rejected", s.models.rejected},
+          {"queue", s.models.queue},
+          {"newest_accepted",
+           s.models.newest_accepted ? json(s.models.newest_accepted->name) : json(nullptr)},
+          {"broken_snapshots", s.models.broken_snapshots},
+          {"gating",
+           {{"accepted", s.gating.accepted}, {"rejected", s.gating.rejected}, {"last", last}}}};
+}
+
+json LadderJson(const RunStatus& s) {
   json ratings = json::array();
   for (const LadderEntry& e : s.ladder.ratings) {
     ratings.push_back({{"name", e.name},
@@ -421,18 +448,45 @@ std::string StatusJson(const RunStatus& s) {
                        {"games", e.games},
                        {"anchor", e.anchor}});
   }
-  j["ladder"] = {{"file", s.ladder.file},
-                 {"present", s.ladder.present},
-                 {"matches", s.ladder.matches},
-                 {"ratings", ratings}};
+  return {{"file", s.ladder.file},
+          {"present", s.ladder.present},
+          {"matches", s.ladder.matches},
+          {"ratings", ratings}};
+}
+
+}  // namespace
+
+std::string StatusJson(const RunStatus& s) {
+  json j;
+  j["format"] = "tengen-status";
+  j["base"] = s.base;
+  j["time_utc"] = FormatUtc(s.now);
+  j["options"] = {{"stale_seconds", s.options.stale_seconds},
+                  {"no_data_minutes", s.options.no_data_minutes},
+                  {"min_free_gb", s.options.min_free_gb},
+                  {"min_free_percent", s.options.min_free_percent},
+                  {"rising_loss_epochs", s.options.rising_loss_epochs},
+                  {"forget_hours", s.options.forget_hours}};
+  j["processes"] = ProcessesJson(s);
+  j["forgotten_heartbeats"] = s.forgotten_heartbeats;
+  j["synchronous_loops"] = LoopsJson(s);
+  j["selfplay"] = SelfplayJson(s);
+  j["bytes_last_hour"] = {
+      {"selfplay", s.selfplay_bytes_last_hour},
+      {"shuffleddata", s.shuffle_bytes_last_hour},
+      {"train", s.train_bytes_last_hour},
+      {"total", s.selfplay_bytes_last_hour + s.shuffle_bytes_last_hour + s.train_bytes_last_hour}};
+  j["shuffle"] = ShuffleJson(s);
+  j["training"] = TrainingsJson(s);
+  j["models"] = ModelsJson(s);
+  j["ladder"] = LadderJson(s);
   j["disk"] = {{"base_bytes", s.base_bytes},
                {"base_files", s.base_files},
                {"free_bytes", s.space ? json(s.space->available) : json(nullptr)},
                {"capacity_bytes", s.space ? json(s.space->capacity) : json(nullptr)}};
   j["warnings"] = s.warnings;
   j["notes"] = s.notes;
-  // Invalid UTF-8 (a file name can hold any bytes) becomes U+FFFD rather than an exception.
-  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  return pipeline::JsonFileText(j);
 }
 
 }  // namespace tengen::status

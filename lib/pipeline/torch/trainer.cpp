@@ -173,6 +173,7 @@ class TrainerLoop {
   void CheckDataShape(const ShuffleDir& shuffle);
   // Trains the decided epoch; false when a stop request interrupted it.
   bool TrainEpoch(const Decision& d);
+  void FinishEpoch(const nn::LossSums& epoch_sums, int64_t steps_this_run);
   void Beat(const std::string& what, bool force = false);
   void WaitPoll();
 
@@ -418,6 +419,41 @@ void TrainerLoop::WaitPoll() {
   WaitUnlessStopped(stop_, o_.poll_interval, [this] { Beat("waiting"); });
 }
 
+// The end of a whole epoch: its state and losses kept, then on rank 0 the checkpoint, the
+// metrics line and the snapshot.
+void TrainerLoop::FinishEpoch(const nn::LossSums& epoch_sums, int64_t steps_this_run) {
+  state_.in_epoch = false;
+  state_.epoch_files.clear();
+  state_.epoch_steps_done = 0;
+  state_.epoch_steps = 0;
+  ++state_.epochs;
+  last_epoch_ = epoch_sums;
+  trainer_->SyncRunningStats();
+  if (rank0()) {
+    const double w = std::max(epoch_sums.weight, 1e-9);
+    json line{{"time_utc", UtcTimestampSeconds()},
+              {"epoch", state_.epochs},
+              {"samples", state_.samples},
+              {"rows", state_.total_rows},
+              {"steps", steps_this_run},
+              {"lr", LearningRate(o_, state_.samples)},
+              {"bucket", state_.bucket_level},
+              {"samples_per_second", samples_per_second_},
+              {"micro_batch", trainer_->micro_batch()},
+              {"loss_policy", epoch_sums.policy / w},
+              {"loss_value", epoch_sums.value / w},
+              {"loss_score", epoch_sums.score / w},
+              {"loss_ownership", epoch_sums.ownership / w},
+              {"loss_total", epoch_sums.total / w}};
+    // The checkpoint first: a crash between the two loses a metrics line, never writes one
+    // twice for the same epoch.
+    last_checkpoint_ = WriteCheckpoint(train_dir_, trainer_->SaveState(), state_, logger_);
+    AppendMetrics(train_dir_, line);
+    logger_.Info(StrCat("epoch ", state_.epochs, " done: ", line.dump()));
+    WriteSnapshot(o_, *trainer_, state_, last_checkpoint_, logger_);
+  }
+}
+
 bool TrainerLoop::TrainEpoch(const Decision& d) {
   EpochBatches batches(d.files, o_.batch_size, rank(), world(), d.seed, d.epoch);
   batches.Skip(d.skip, logger_);
@@ -478,36 +514,7 @@ bool TrainerLoop::TrainEpoch(const Decision& d) {
       KeepShufflesAlive(d.files);
     }
   }
-  state_.in_epoch = false;
-  state_.epoch_files.clear();
-  state_.epoch_steps_done = 0;
-  state_.epoch_steps = 0;
-  ++state_.epochs;
-  last_epoch_ = epoch_sums;
-  trainer_->SyncRunningStats();
-  if (rank0()) {
-    const double w = std::max(epoch_sums.weight, 1e-9);
-    json line{{"time_utc", UtcTimestampSeconds()},
-              {"epoch", state_.epochs},
-              {"samples", state_.samples},
-              {"rows", state_.total_rows},
-              {"steps", steps_this_run},
-              {"lr", LearningRate(o_, state_.samples)},
-              {"bucket", state_.bucket_level},
-              {"samples_per_second", samples_per_second_},
-              {"micro_batch", trainer_->micro_batch()},
-              {"loss_policy", epoch_sums.policy / w},
-              {"loss_value", epoch_sums.value / w},
-              {"loss_score", epoch_sums.score / w},
-              {"loss_ownership", epoch_sums.ownership / w},
-              {"loss_total", epoch_sums.total / w}};
-    // The checkpoint first: a crash between the two loses a metrics line, never writes one
-    // twice for the same epoch.
-    last_checkpoint_ = WriteCheckpoint(train_dir_, trainer_->SaveState(), state_, logger_);
-    AppendMetrics(train_dir_, line);
-    logger_.Info(StrCat("epoch ", state_.epochs, " done: ", line.dump()));
-    WriteSnapshot(o_, *trainer_, state_, last_checkpoint_, logger_);
-  }
+  FinishEpoch(epoch_sums, steps_this_run);
   return true;
 }
 
