@@ -10,6 +10,7 @@
 #include <string>
 
 #include "status/run_status.h"
+#include "status/status_format.h"
 #include "util/config.h"
 #include "util/program.h"
 

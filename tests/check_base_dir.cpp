@@ -44,6 +44,7 @@
 #include "pipeline/base_dir.h"
 #include "pipeline/train_data.h"
 #include "util/publish.h"
+#include "util/text.h"
 
 namespace tengen {
 namespace {
@@ -66,11 +67,6 @@ bool Stat(const std::string& path, FileStamp* stamp, bool* is_dir) {
 bool Exists(const std::string& path) {
   struct stat st {};
   return stat(path.c_str(), &st) == 0;
-}
-
-bool EndsWith(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 class Checker {

@@ -15,6 +15,7 @@
 #include "gtp/gtp_engine.h"
 #include "test_support.h"
 #include "util/rng.h"
+#include "util/text.h"
 
 namespace tengen::gtp {
 namespace {
@@ -39,10 +40,6 @@ void PlayAll(GtpEngine& engine, const std::vector<std::string>& moves) {
     INFO("play " << move);
     REQUIRE(Ask(engine, "play " + move) == "= \n\n");
   }
-}
-
-bool StartsWith(const std::string& text, const std::string& prefix) {
-  return text.compare(0, prefix.size(), prefix) == 0;
 }
 
 std::vector<std::string> ListedCommands(GtpEngine& engine) {

@@ -195,8 +195,17 @@ struct RefereeClock {
 };
 
 // tengen-gtp (white, with a visit limit out of reach so that only the clock stops its search)
-// against GNU Go on 9x9 under `settings`; the referee sends time_left before each genmove.
-void ShortClockGame(const std::string& settings, RefereeClock clock, int seed) {
+// against GNU Go on 9x9 under kgs-time_settings `system main period count`; the referee sends
+// time_left before each genmove.
+void ShortClockGame(const std::string& system, double main, double period, int count, int seed) {
+  RefereeClock clock;
+  clock.system = system;
+  clock.main = main;
+  clock.period = period;
+  clock.count = count;
+  std::ostringstream settings_text;
+  settings_text << system << " " << main << " " << period << " " << count;
+  const std::string settings = settings_text.str();
   REQUIRE_MESSAGE(access(kGnuGo.c_str(), X_OK) == 0, "GNU Go is not installed at " << kGnuGo);
   GtpClient gnugo(
       {kGnuGo, "--mode", "gtp", "--chinese-rules", "--level", "1", "--seed", std::to_string(seed)});
@@ -241,19 +250,9 @@ void ShortClockGame(const std::string& settings, RefereeClock clock, int seed) {
 }
 
 TEST_CASE("time: short-clock games against GNU Go end without a time loss") {
-  RefereeClock canadian;
-  canadian.system = "canadian";
-  canadian.main = 3;
-  canadian.period = 2;
-  canadian.count = 5;
-  ShortClockGame("canadian 3 2 5", canadian, 1);
+  ShortClockGame("canadian", 3, 2, 5, 1);
   // One byo-yomi period of half a second: any move over it loses.
-  RefereeClock byoyomi;
-  byoyomi.system = "byoyomi";
-  byoyomi.main = 1;
-  byoyomi.period = 0.5;
-  byoyomi.count = 1;
-  ShortClockGame("byoyomi 1 0.5 1", byoyomi, 2);
+  ShortClockGame("byoyomi", 1, 0.5, 1, 2);
 }
 
 }  // namespace

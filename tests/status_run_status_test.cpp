@@ -13,6 +13,7 @@
 #include "data/training_rows.h"
 #include "status/run_status.h"
 #include "status/scan.h"
+#include "status/status_format.h"
 #include "status_fixture.h"
 #include "test_support.h"
 #include "util/error.h"

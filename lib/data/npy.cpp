@@ -1,4 +1,5 @@
 #include "data/npy.h"
+#include "util/text.h"
 
 #include <limits>
 
@@ -76,8 +77,8 @@ class HeaderDictParser {
 
  private:
   [[noreturn]] void Fail(const std::string& why) const {
-    throw FormatError(what_ + ": malformed npy header at character " + std::to_string(pos_) + ": " +
-                      why + " in \"" + std::string(text_) + "\"");
+    throw FormatError(StrCat(what_, ": malformed npy header at character ", pos_, ": ", why,
+                             " in \"", std::string(text_), "\""));
   }
   char Peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
   void SkipSpace() {
@@ -135,7 +136,7 @@ class HeaderDictParser {
     bool trailing_comma = false;
     while (Peek() != ')') {
       shape.push_back(ParseDim());
-      if (shape.size() > kMaxDims) Fail("more than " + std::to_string(kMaxDims) + " dimensions");
+      if (shape.size() > kMaxDims) Fail(StrCat("more than ", kMaxDims, " dimensions"));
       SkipSpace();
       trailing_comma = Peek() == ',';
       if (trailing_comma) {
@@ -214,15 +215,15 @@ void CheckArrayType(const NpyArray& array, const char* expected, const std::stri
   }
   const int64_t count = NpyNumElements(array.shape, what);
   if (static_cast<uint64_t>(count) * NpyItemSize(array.dtype, what) != array.data.size()) {
-    throw FormatError(what + ": " + std::to_string(array.data.size()) +
-                      " data bytes do not match shape " + ShapeRepr(array.shape));
+    throw FormatError(StrCat(what, ": ", array.data.size(), " data bytes do not match shape ",
+                             ShapeRepr(array.shape)));
   }
 }
 
 void CheckValueCount(size_t count, const std::vector<int64_t>& shape) {
   const int64_t expected = NpyNumElements(shape, "NpyArray::Of");
   TENGEN_CHECK(static_cast<uint64_t>(expected) == count,
-               std::to_string(count) + " values for shape " + ShapeRepr(shape));
+               StrCat(count, " values for shape ", ShapeRepr(shape)));
 }
 
 }  // namespace internal
@@ -247,8 +248,8 @@ std::string EncodeNpyHeader(const NpyHeader& header) {
 std::string EncodeNpy(const NpyArray& array) {
   const uint64_t count = static_cast<uint64_t>(array.NumElements());
   TENGEN_CHECK(count * NpyItemSize(array.dtype, "EncodeNpy") == array.data.size(),
-               std::to_string(array.data.size()) + " data bytes for dtype " + array.dtype +
-                   " and shape " + ShapeRepr(array.shape));
+               StrCat(array.data.size(), " data bytes for dtype ", array.dtype, " and shape ",
+                      ShapeRepr(array.shape)));
   return EncodeNpyHeader(array.header()) + array.data;
 }
 
@@ -261,16 +262,14 @@ std::optional<NpyPreamble> ParseNpyPreamble(std::string_view bytes, const std::s
   const int major = static_cast<unsigned char>(bytes[6]);
   const int minor = static_cast<unsigned char>(bytes[7]);
   if (major < 1 || major > 3 || minor != 0) {
-    throw FormatError(what + ": unsupported npy version " + std::to_string(major) + "." +
-                      std::to_string(minor));
+    throw FormatError(StrCat(what, ": unsupported npy version ", major, ".", minor));
   }
   const size_t length_size = major == 1 ? 2 : 4;
   const size_t dict_start = kMagicSize + 2 + length_size;
   if (bytes.size() < dict_start) return std::nullopt;
   const size_t dict_size = ReadLittleEndian(bytes, kMagicSize + 2, length_size);
   if (dict_size > kMaxHeaderSize) {
-    throw FormatError(what + ": npy header length " + std::to_string(dict_size) +
-                      " is implausible");
+    throw FormatError(StrCat(what, ": npy header length ", dict_size, " is implausible"));
   }
   if (bytes.size() < dict_start + dict_size) return std::nullopt;
   const std::string_view dict = bytes.substr(dict_start, dict_size);
@@ -289,7 +288,7 @@ std::optional<NpyPreamble> ParseNpyPreamble(std::string_view bytes, const std::s
 NpyArray DecodeNpy(std::string_view bytes, const std::string& what) {
   const std::optional<NpyPreamble> preamble = ParseNpyPreamble(bytes, what);
   if (!preamble) {
-    throw FormatError(what + ": truncated npy header (" + std::to_string(bytes.size()) + " bytes)");
+    throw FormatError(StrCat(what, ": truncated npy header (", bytes.size(), " bytes)"));
   }
   NpyArray array;
   array.dtype = preamble->header.dtype;
@@ -298,9 +297,9 @@ NpyArray DecodeNpy(std::string_view bytes, const std::string& what) {
   const uint64_t item_size = NpyItemSize(array.dtype, what);
   const uint64_t data_size = bytes.size() - preamble->data_offset;
   if (count > std::numeric_limits<uint64_t>::max() / item_size || count * item_size != data_size) {
-    throw FormatError(what + ": npy data is " + std::to_string(data_size) + " bytes but dtype " +
-                      Quote(array.dtype) + " and shape " + ShapeRepr(array.shape) + " need " +
-                      std::to_string(count) + " * " + std::to_string(item_size));
+    throw FormatError(StrCat(what, ": npy data is ", data_size, " bytes but dtype ",
+                             Quote(array.dtype), " and shape ", ShapeRepr(array.shape), " need ",
+                             count, " * ", item_size));
   }
   array.data.assign(bytes.substr(preamble->data_offset));
   return array;

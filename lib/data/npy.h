@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "util/error.h"
+#include "util/text.h"
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "npy data is copied as is: a big-endian host would need byte swapping");
@@ -167,8 +168,8 @@ std::vector<T> NpyArray::Values(const std::string& what) const {
     for (size_t i = 0; i < data.size(); ++i) {
       const unsigned char byte = static_cast<unsigned char>(data[i]);
       if (byte > 1) {
-        throw FormatError(what + ": bool element " + std::to_string(i) + " has byte value " +
-                          std::to_string(byte) + ", not 0 or 1");
+        throw FormatError(
+            StrCat(what, ": bool element ", i, " has byte value ", byte, ", not 0 or 1"));
       }
       values[i] = byte == 1;
     }

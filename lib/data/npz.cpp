@@ -295,6 +295,85 @@ std::string NpzReader::ReadAt(uint64_t offset, uint64_t size) const {
   return bytes;
 }
 
+namespace {
+
+// Where the zip end of central directory record starts in `tail`, the file's last bytes: the
+// last signature whose comment fits in the file. FormatError when there is none.
+size_t FindEndRecord(const std::string& tail, const std::string& path) {
+  const size_t tail_size = tail.size();
+  std::optional<size_t> found;
+  for (size_t i = tail_size - kEndRecordSize + 1; i-- > 0;) {
+    if (Get32(tail, i) == kEndRecordSignature &&
+        i + kEndRecordSize + Get16(tail, i + 20) <= tail_size) {
+      found = i;
+      break;
+    }
+  }
+  if (!found) {
+    throw FormatError(path +
+                      ": not an npz file: no zip end of central directory record "
+                      "(a foreign or truncated file)");
+  }
+  return *found;
+}
+
+}  // namespace
+
+size_t NpzReader::ReadCentralEntry(const std::string& directory, size_t pos, uint32_t i,
+                                   uint64_t directory_offset) {
+  const std::string where = StrCat(path_, ": central directory entry ", i);
+  if (pos + kCentralHeaderSize > directory.size() ||
+      Get32(directory, pos) != kCentralHeaderSignature) {
+    throw FormatError(where + ": bad signature or truncated");
+  }
+  const uint32_t flags = Get16(directory, pos + 8);
+  const size_t name_size = Get16(directory, pos + 28);
+  const size_t variable_size = name_size + Get16(directory, pos + 30) + Get16(directory, pos + 32);
+  if (pos + kCentralHeaderSize + variable_size > directory.size()) {
+    throw FormatError(where + ": runs past the end of the central directory");
+  }
+  const std::string file_name = directory.substr(pos + kCentralHeaderSize, name_size);
+  const std::string what = path_ + ": member '" + file_name + "'";
+  Member member;
+  member.method = static_cast<uint16_t>(Get16(directory, pos + 10));
+  member.crc = Get32(directory, pos + 16);
+  member.compressed_size = Get32(directory, pos + 20);
+  member.uncompressed_size = Get32(directory, pos + 24);
+  const uint32_t start_disk = Get16(directory, pos + 34);
+  const uint64_t local_offset = Get32(directory, pos + 42);
+  pos += kCentralHeaderSize + variable_size;
+
+  if ((flags & 0x0001) != 0 || (flags & 0x0040) != 0 || (flags & 0x2000) != 0) {
+    throw FormatError(what + " is encrypted");
+  }
+  if (member.method != kMethodStored && member.method != kMethodDeflate) {
+    throw FormatError(StrCat(what, ": unsupported compression method ", member.method,
+                             " (only stored and deflate)"));
+  }
+  if (member.compressed_size == kZipLimit || member.uncompressed_size == kZipLimit ||
+      local_offset == kZipLimit) {
+    throw FormatError(what + ": ZIP64 sizes are not supported");
+  }
+  if (start_disk != 0) throw FormatError(what + ": multi-disk archives are not supported");
+  if (file_name.size() <= 4 || file_name.compare(file_name.size() - 4, 4, ".npy") != 0) {
+    throw FormatError(what + ": not an array (the name does not end in .npy)");
+  }
+  member.name = file_name.substr(0, file_name.size() - 4);
+  if (Find(member.name) != nullptr) throw FormatError(what + " appears twice");
+  const bool plausible =
+      member.method == kMethodStored
+          ? member.compressed_size == member.uncompressed_size
+          : member.uncompressed_size <= member.compressed_size * kMaxDeflateRatio + 1024;
+  if (!plausible) {
+    throw FormatError(StrCat(what, ": implausible sizes (", member.compressed_size, " compressed, ",
+                             member.uncompressed_size, " uncompressed, method ", member.method,
+                             ")"));
+  }
+  ReadLocalHeader(&member, local_offset, file_name, directory_offset);
+  members_.push_back(std::move(member));
+  return pos;
+}
+
 void NpzReader::ReadCentralDirectory() {
   if (file_size_ < kEndRecordSize) {
     throw FormatError(
@@ -305,20 +384,7 @@ void NpzReader::ReadCentralDirectory() {
   const uint64_t tail_size = std::min<uint64_t>(file_size_, kEndRecordSize + kMaxCommentSize);
   const uint64_t tail_offset = file_size_ - tail_size;
   const std::string tail = ReadAt(tail_offset, tail_size);
-  std::optional<size_t> found;
-  for (size_t i = tail_size - kEndRecordSize + 1; i-- > 0;) {
-    if (Get32(tail, i) == kEndRecordSignature &&
-        i + kEndRecordSize + Get16(tail, i + 20) <= tail_size) {
-      found = i;
-      break;
-    }
-  }
-  if (!found) {
-    throw FormatError(path_ +
-                      ": not an npz file: no zip end of central directory record "
-                      "(a foreign or truncated file)");
-  }
-  const size_t e = *found;
+  const size_t e = FindEndRecord(tail, path_);
   const uint64_t end_offset = tail_offset + e;
   const uint32_t disk = Get16(tail, e + 4), directory_disk = Get16(tail, e + 6);
   const uint32_t disk_entries = Get16(tail, e + 8), entries = Get16(tail, e + 10);
@@ -339,57 +405,7 @@ void NpzReader::ReadCentralDirectory() {
   const std::string directory = ReadAt(directory_offset, directory_size);
   size_t pos = 0;
   for (uint32_t i = 0; i < entries; ++i) {
-    const std::string where = StrCat(path_, ": central directory entry ", i);
-    if (pos + kCentralHeaderSize > directory.size() ||
-        Get32(directory, pos) != kCentralHeaderSignature) {
-      throw FormatError(where + ": bad signature or truncated");
-    }
-    const uint32_t flags = Get16(directory, pos + 8);
-    const size_t name_size = Get16(directory, pos + 28);
-    const size_t variable_size =
-        name_size + Get16(directory, pos + 30) + Get16(directory, pos + 32);
-    if (pos + kCentralHeaderSize + variable_size > directory.size()) {
-      throw FormatError(where + ": runs past the end of the central directory");
-    }
-    const std::string file_name = directory.substr(pos + kCentralHeaderSize, name_size);
-    const std::string what = path_ + ": member '" + file_name + "'";
-    Member member;
-    member.method = static_cast<uint16_t>(Get16(directory, pos + 10));
-    member.crc = Get32(directory, pos + 16);
-    member.compressed_size = Get32(directory, pos + 20);
-    member.uncompressed_size = Get32(directory, pos + 24);
-    const uint32_t start_disk = Get16(directory, pos + 34);
-    const uint64_t local_offset = Get32(directory, pos + 42);
-    pos += kCentralHeaderSize + variable_size;
-
-    if ((flags & 0x0001) != 0 || (flags & 0x0040) != 0 || (flags & 0x2000) != 0) {
-      throw FormatError(what + " is encrypted");
-    }
-    if (member.method != kMethodStored && member.method != kMethodDeflate) {
-      throw FormatError(StrCat(what, ": unsupported compression method ", member.method,
-                               " (only stored and deflate)"));
-    }
-    if (member.compressed_size == kZipLimit || member.uncompressed_size == kZipLimit ||
-        local_offset == kZipLimit) {
-      throw FormatError(what + ": ZIP64 sizes are not supported");
-    }
-    if (start_disk != 0) throw FormatError(what + ": multi-disk archives are not supported");
-    if (file_name.size() <= 4 || file_name.compare(file_name.size() - 4, 4, ".npy") != 0) {
-      throw FormatError(what + ": not an array (the name does not end in .npy)");
-    }
-    member.name = file_name.substr(0, file_name.size() - 4);
-    if (Find(member.name) != nullptr) throw FormatError(what + " appears twice");
-    const bool plausible =
-        member.method == kMethodStored
-            ? member.compressed_size == member.uncompressed_size
-            : member.uncompressed_size <= member.compressed_size * kMaxDeflateRatio + 1024;
-    if (!plausible) {
-      throw FormatError(StrCat(what, ": implausible sizes (", member.compressed_size,
-                               " compressed, ", member.uncompressed_size, " uncompressed, method ",
-                               member.method, ")"));
-    }
-    ReadLocalHeader(&member, local_offset, file_name, directory_offset);
-    members_.push_back(std::move(member));
+    pos = ReadCentralEntry(directory, pos, i, directory_offset);
   }
   if (pos != directory.size()) {
     throw FormatError(StrCat(path_, ": central directory has ", directory.size() - pos,

@@ -124,6 +124,10 @@ class NpzReader {
     uint64_t data_offset = 0;  // of the compressed bytes, past the local header
   };
   void ReadCentralDirectory();
+  // Checks entry i of the central directory at `pos` and adds its member; returns where the next
+  // entry starts.
+  size_t ReadCentralEntry(const std::string& directory, size_t pos, uint32_t i,
+                          uint64_t directory_offset);
   void ReadLocalHeader(Member* member, uint64_t local_offset, const std::string& file_name,
                        uint64_t limit);
   const Member* Find(const std::string& name) const;

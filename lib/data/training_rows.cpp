@@ -4,6 +4,7 @@
 
 #include "data/npz.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace tengen::data {
 namespace {
@@ -23,9 +24,9 @@ std::vector<int64_t> ExpectShape(const NpzReader& reader, const std::string& nam
                                  const std::string& dtype, size_t dims) {
   const NpyHeader header = reader.ArrayHeader(name);
   if (header.dtype != dtype || header.shape.size() != dims)
-    throw FormatError(reader.path() + ": array '" + name + "' has dtype " + header.dtype + " and " +
-                      std::to_string(header.shape.size()) + " dimensions, expected " + dtype +
-                      " and " + std::to_string(dims));
+    throw FormatError(StrCat(reader.path(), ": array '", name, "' has dtype ", header.dtype,
+                             " and ", header.shape.size(), " dimensions, expected ", dtype, " and ",
+                             dims));
   return header.shape;
 }
 
@@ -218,8 +219,8 @@ PackedShard ReadPackedShard(const std::string& path) {
     NpyArray array = reader.ReadArray(a.name);
     expected.insert(expected.end(), a.dims.begin(), a.dims.end());
     if (array.dtype != a.dtype || array.shape != expected)
-      throw FormatError(path + ": array '" + a.name + "' has the wrong dtype or shape for " +
-                        std::to_string(n) + " rows");
+      throw FormatError(
+          StrCat(path, ": array '", a.name, "' has the wrong dtype or shape for ", n, " rows"));
     data.push_back(std::move(array));
   }
   ReadShardMetadata(reader, &shard.model_name, &shard.shape);

@@ -6,6 +6,7 @@
 
 #include "go/zobrist.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace tengen::go {
 namespace {
@@ -25,7 +26,7 @@ struct HeadSet {
 }  // namespace
 
 Board::Board(int size) : size_(size) {
-  TENGEN_CHECK(size >= kMinSize && size <= kMaxSize, "board size " + std::to_string(size));
+  TENGEN_CHECK(size >= kMinSize && size <= kMaxSize, StrCat("board size ", size));
   colors_.fill(Color::kWall);
   head_.fill(kNullLoc);
   next_.fill(kNullLoc);
@@ -47,13 +48,12 @@ Board Board::FromAscii(const std::string& text) {
   }
   const int size = static_cast<int>(rows.size());
   if (size < kMinSize || size > kMaxSize)
-    throw FormatError("ascii board: " + std::to_string(size) + " rows, expected 2..19");
+    throw FormatError(StrCat("ascii board: ", size, " rows, expected 2..19"));
   Board board(size);
   for (int y = 0; y < size; ++y) {
     if (static_cast<int>(rows[y].size()) != size)
-      throw FormatError("ascii board: row " + std::to_string(y + 1) + " '" + rows[y] + "' has " +
-                        std::to_string(rows[y].size()) + " points, expected " +
-                        std::to_string(size));
+      throw FormatError(StrCat("ascii board: row ", y + 1, " '", rows[y], "' has ", rows[y].size(),
+                               " points, expected ", size));
     for (int x = 0; x < size; ++x) {
       const char c = rows[y][x];
       Color color;
@@ -64,8 +64,8 @@ Board Board::FromAscii(const std::string& text) {
       } else if (c == '.' || c == '+') {
         color = Color::kEmpty;
       } else {
-        throw FormatError(std::string("ascii board: unknown point '") + c + "' in row " +
-                          std::to_string(y + 1));
+        throw FormatError(
+            StrCat(std::string("ascii board: unknown point '"), c, "' in row ", y + 1));
       }
       board.colors_[board.LocOf(x, y)] = color;
     }

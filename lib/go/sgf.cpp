@@ -10,6 +10,7 @@
 #include <locale>
 #include <sstream>
 
+#include "go/sgf_parser.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -26,211 +27,6 @@ bool IsStandardProperty(const std::string& id) {
   }
   return false;
 }
-
-bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
-bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
-
-// FF[3] identifiers spell words in mixed case ("AddBlack"); the uppercase letters are the FF[4]
-// identifier. Some writers use all lowercase ("b"), which only makes sense upper-cased.
-std::string NormalizeIdent(const std::string& raw) {
-  std::string upper;
-  for (char c : raw) {
-    if (IsUpper(c)) upper += c;
-  }
-  if (!upper.empty()) return upper;
-  for (char c : raw) upper += static_cast<char>(c - 'a' + 'A');
-  return upper;
-}
-
-// A main line plus where its game tree starts, so that errors found after parsing (bad size,
-// bad coordinate) can still point into the file: in a .sgfs file the line names the game.
-struct ParsedGame {
-  std::vector<SgfNode> main_line;
-  int line = 1;
-};
-
-// A hand-written recursive-descent parser made iterative for variations, so that deeply
-// nested variation trees (some editors nest every variation) cannot overflow the stack.
-class Parser {
- public:
-  explicit Parser(const std::string& text) : text_(text) {
-    // A UTF-8 byte order mark is common in files saved by Windows editors.
-    if (text_.compare(0, 3, "\xEF\xBB\xBF") == 0) pos_ = 3;
-  }
-
-  // An empty (or all-whitespace) text is an empty collection rather than an error, so that
-  // an .sgfs file with no games yet reads as no games.
-  std::vector<ParsedGame> ParseCollection() {
-    std::vector<ParsedGame> games;
-    SkipWhitespace();
-    while (!AtEnd()) {
-      if (Peek() != '(')
-        Fail(line_, column_, "expected '(' to start a game tree, found " + Describe(Peek()));
-      games.push_back(ParseGameTree());
-      SkipWhitespace();
-    }
-    return games;
-  }
-
- private:
-  // One open '(' ... ')': whether it lies on the main line, and what it has seen so far, which
-  // is all the grammar GameTree = '(' Node+ GameTree* ')' needs.
-  struct Frame {
-    bool main = false;
-    bool has_node = false;
-    bool has_child = false;
-    int line = 0;
-    int column = 0;
-  };
-
-  [[noreturn]] void Fail(int line, int column, const std::string& message) const {
-    throw FormatError("SGF line " + std::to_string(line) + ", column " + std::to_string(column) +
-                      ": " + message);
-  }
-
-  static std::string Describe(char c) {
-    if (std::isprint(static_cast<unsigned char>(c))) return std::string("'") + c + "'";
-    std::ostringstream out;
-    out << "byte 0x" << std::hex << std::setw(2) << std::setfill('0')
-        << static_cast<int>(static_cast<unsigned char>(c));
-    return out.str();
-  }
-
-  bool AtEnd() const { return pos_ >= text_.size(); }
-  char Peek() const { return text_[pos_]; }
-
-  // Moves past one character, counting lines for error messages (\n, \r\n and a lone \r each
-  // end one line).
-  void Advance() {
-    const char c = text_[pos_++];
-    if (c == '\n' || (c == '\r' && (AtEnd() || Peek() != '\n'))) {
-      ++line_;
-      column_ = 1;
-    } else if (c != '\r') {
-      ++column_;
-    }
-  }
-
-  void SkipWhitespace() {
-    while (!AtEnd() && std::isspace(static_cast<unsigned char>(Peek()))) Advance();
-  }
-
-  ParsedGame ParseGameTree() {
-    ParsedGame game;
-    game.line = line_;
-    std::vector<Frame> stack;
-    stack.push_back(Frame{true, false, false, line_, column_});
-    Advance();  // '('
-    while (true) {
-      SkipWhitespace();
-      if (AtEnd()) {
-        Fail(stack.back().line, stack.back().column,
-             "game tree opened here is not closed (missing ')')");
-      }
-      Frame& top = stack.back();
-      const char c = Peek();
-      if (c == ';') {
-        if (top.has_child) Fail(line_, column_, "node after a variation in the same game tree");
-        Advance();
-        SgfNode node = ParseNode();
-        top.has_node = true;
-        if (top.main) game.main_line.push_back(std::move(node));
-      } else if (c == '(') {
-        if (!top.has_node) Fail(line_, column_, "variation before any node of its game tree");
-        // Only the first variation at a fork continues the main line.
-        const bool main = top.main && !top.has_child;
-        top.has_child = true;
-        stack.push_back(Frame{main, false, false, line_, column_});
-        Advance();
-      } else if (c == ')') {
-        if (!top.has_node) Fail(line_, column_, "empty game tree (no ';' node)");
-        Advance();
-        stack.pop_back();
-        if (stack.empty()) return game;
-      } else {
-        Fail(line_, column_, "unexpected " + Describe(c) + " (expected ';', '(' or ')')");
-      }
-    }
-  }
-
-  // Properties up to the next ';', '(' or ')'. A repeated identifier (not allowed by FF[4],
-  // seen in the wild) adds its values to the first occurrence.
-  SgfNode ParseNode() {
-    SgfNode node;
-    while (true) {
-      SkipWhitespace();
-      if (AtEnd() || !(IsUpper(Peek()) || IsLower(Peek()))) return node;
-      const int id_line = line_;
-      const int id_column = column_;
-      std::string raw;
-      while (!AtEnd() && (IsUpper(Peek()) || IsLower(Peek()))) {
-        raw += Peek();
-        Advance();
-      }
-      const std::string id = NormalizeIdent(raw);
-      SkipWhitespace();
-      if (AtEnd() || Peek() != '[') Fail(id_line, id_column, "property " + raw + " has no value");
-      std::vector<std::string> values;
-      while (!AtEnd() && Peek() == '[') {
-        values.push_back(ParseValue());
-        SkipWhitespace();
-      }
-      auto existing = std::find_if(node.properties.begin(), node.properties.end(),
-                                   [&](const auto& p) { return p.first == id; });
-      if (existing == node.properties.end()) {
-        node.properties.emplace_back(id, std::move(values));
-      } else {
-        existing->second.insert(existing->second.end(), values.begin(), values.end());
-      }
-    }
-  }
-
-  // '[' ... ']' with escapes: '\' takes the next character literally, and '\' before a line
-  // break is a soft line break that disappears. Line breaks kept in text are stored as '\n'.
-  std::string ParseValue() {
-    const int start_line = line_;
-    const int start_column = column_;
-    Advance();  // '['
-    std::string value;
-    while (true) {
-      if (AtEnd()) Fail(start_line, start_column, "unterminated property value (missing ']')");
-      const char c = Peek();
-      if (c == ']') {
-        Advance();
-        return value;
-      }
-      if (c == '\\') {
-        Advance();
-        if (AtEnd()) Fail(start_line, start_column, "unterminated property value (missing ']')");
-        const char next = Peek();
-        if (next == '\n' || next == '\r') {
-          SkipLineBreak();
-        } else {
-          value += next;
-          Advance();
-        }
-      } else if (c == '\n' || c == '\r') {
-        SkipLineBreak();
-        value += '\n';
-      } else {
-        value += c;
-        Advance();
-      }
-    }
-  }
-
-  // Consumes one line break: \n, \r, \r\n or \n\r.
-  void SkipLineBreak() {
-    const char first = Peek();
-    Advance();
-    if (!AtEnd() && (Peek() == '\n' || Peek() == '\r') && Peek() != first) Advance();
-  }
-
-  const std::string& text_;
-  size_t pos_ = 0;
-  int line_ = 1;
-  int column_ = 1;
-};
 
 // Text as an SGF value: ']' and '\' escaped, line breaks as spaces so a game stays on one line.
 std::string EscapeText(const std::string& text) {
@@ -305,8 +101,7 @@ int ParseSize(const std::string& text) {
   }
   if (columns != rows) throw FormatError(bad + "non-square boards are not supported");
   if (columns < kMinSize || columns > kMaxSize) {
-    throw FormatError(bad + "board size must be between " + std::to_string(kMinSize) + " and " +
-                      std::to_string(kMaxSize));
+    throw FormatError(StrCat(bad, "board size must be between ", kMinSize, " and ", kMaxSize));
   }
   return columns;
 }
@@ -323,16 +118,15 @@ std::string PointText(Loc loc, int size) {
   const int x = LocX(loc, size);
   const int y = LocY(loc, size);
   TENGEN_CHECK(x >= 0 && x < size && y >= 0 && y < size,
-               "location " + std::to_string(loc) + " is not on a " + std::to_string(size) + "x" +
-                   std::to_string(size) + " board");
+               StrCat("location ", loc, " is not on a ", size, "x", size, " board"));
   return std::string(1, static_cast<char>('a' + x)) + static_cast<char>('a' + y);
 }
 
 // The points of one AB/AW/AE value: a point, or a rectangle "aa:cc" (compressed point list),
 // row by row from the top.
 std::vector<Loc> ParsePointList(const std::string& id, const std::string& text, int size) {
-  const std::string bad = id + "[" + text + "]: not a point or rectangle on the " +
-                          std::to_string(size) + "x" + std::to_string(size) + " board";
+  const std::string bad =
+      StrCat(id, "[", text, "]: not a point or rectangle on the ", size, "x", size, " board");
   const size_t colon = text.find(':');
   int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
   if (colon == std::string::npos) {
@@ -396,8 +190,7 @@ std::vector<SgfRecord> RecordsFromGames(const std::vector<ParsedGame>& games) {
     try {
       records.push_back(RecordFromNodes(games[i].main_line));
     } catch (const FormatError& e) {
-      throw FormatError("SGF game " + std::to_string(i + 1) + " (line " +
-                        std::to_string(games[i].line) + "): " + e.what());
+      throw FormatError(StrCat("SGF game ", i + 1, " (line ", games[i].line, "): ", e.what()));
     }
   }
   return records;
@@ -419,7 +212,7 @@ std::string SgfNode::Get(const std::string& id, const std::string& fallback) con
 
 std::vector<std::vector<SgfNode>> ParseSgfCollection(const std::string& text) {
   std::vector<std::vector<SgfNode>> lines;
-  for (ParsedGame& game : Parser(text).ParseCollection()) {
+  for (ParsedGame& game : ParseSgfGames(text)) {
     lines.push_back(std::move(game.main_line));
   }
   return lines;
@@ -427,13 +220,12 @@ std::vector<std::vector<SgfNode>> ParseSgfCollection(const std::string& text) {
 
 std::string WriteSgf(const SgfRecord& record) {
   const int size = record.size;
-  TENGEN_CHECK(size >= kMinSize && size <= kMaxSize, "board size " + std::to_string(size));
+  TENGEN_CHECK(size >= kMinSize && size <= kMaxSize, StrCat("board size ", size));
   TENGEN_CHECK(std::isfinite(record.rules.komi), "komi is not finite");
   TENGEN_CHECK(record.move_comments.empty() || record.move_comments.size() == record.moves.size(),
                "move_comments must be empty or have one entry per move");
-  std::string out = "(;FF[4]GM[1]SZ[" + std::to_string(size) + "]KM[" +
-                    ShortestDecimal(record.rules.komi) + "]RU[" +
-                    EscapeText(RulesToSgfText(record.rules)) + "]";
+  std::string out = StrCat("(;FF[4]GM[1]SZ[", size, "]KM[", ShortestDecimal(record.rules.komi),
+                           "]RU[", EscapeText(RulesToSgfText(record.rules)), "]");
   // Empty game-info values are left out: an empty RE[] or DT[] reads as malformed to some tools.
   const std::pair<const char*, const std::string*> info[] = {{"PB", &record.black_player},
                                                              {"PW", &record.white_player},
@@ -464,7 +256,7 @@ std::string WriteSgf(const SgfRecord& record) {
   }
   for (size_t i = 0; i < record.moves.size(); ++i) {
     const Move& move = record.moves[i];
-    TENGEN_CHECK(IsStone(move.color), "move " + std::to_string(i + 1) + " has no colour");
+    TENGEN_CHECK(IsStone(move.color), StrCat("move ", i + 1, " has no colour"));
     out += move.color == Color::kBlack ? ";B[" : ";W[";
     if (move.loc != kPassLoc) out += PointText(move.loc, size);
     out += "]";
@@ -476,6 +268,57 @@ std::string WriteSgf(const SgfRecord& record) {
   return out;
 }
 
+namespace {
+
+// The root node's game properties: GM, SZ, RU, KM, the players, result and date, and the
+// properties this reader does not interpret (kept in extra_properties).
+void ReadRootProperties(const SgfNode& root, SgfRecord* record) {
+  const std::string game = root.Get("GM", "1");
+  if (Trim(game) != "1") throw FormatError("GM[" + game + "]: not a game of Go (GM[1])");
+  record->size = ParseSize(root.Get("SZ", "19"));
+  if (const auto* ru = root.Find("RU"); ru != nullptr && !ru->empty()) {
+    // Unknown rule names keep our defaults: the moves still replay under them.
+    ParseSgfRules(Trim(ru->front()), &record->rules);
+  }
+  if (const std::string km = root.Get("KM"); !Trim(km).empty()) {
+    bool ok = false;
+    record->rules.komi = ParseDouble(km, &ok);
+    if (!ok) throw FormatError("KM[" + km + "]: not a number");
+  }
+  record->black_player = root.Get("PB");
+  record->white_player = root.Get("PW");
+  record->result = root.Get("RE");
+  record->date = root.Get("DT");
+  for (const auto& [id, values] : root.properties) {
+    if (IsStandardProperty(id)) continue;
+    for (const std::string& v : values) record->extra_properties.emplace_back(id, v);
+  }
+}
+
+// The move of a B or W property with `values` on a board of `size`; `where` and `number` name
+// it in errors.
+Move ParseMove(const std::vector<std::string>& values, Color color, const std::string& id, int size,
+               const std::string& where, const std::string& number) {
+  if (values.size() != 1) {
+    throw FormatError(StrCat(where, "move ", number, " has ", values.size(), " values"));
+  }
+  const std::string text = values.front();
+  Move move;
+  move.color = color;
+  int x = 0, y = 0;
+  if (text.empty() || text == "tt") {
+    move.loc = kPassLoc;  // "tt" is a pass on boards up to 19x19, where it is off the board
+  } else if (ParsePoint(text, size, &x, &y)) {
+    move.loc = MakeLoc(x, y, size);
+  } else {
+    throw FormatError(StrCat(where, "move ", number, " ", id, "[", text, "] is not a point on the ",
+                             size, "x", size, " board"));
+  }
+  return move;
+}
+
+}  // namespace
+
 // Setup (AB/AW/AE, and PL) is read from the root and from any node before the first move,
 // as some programs put game info in the root and handicap stones in the next node. Setup
 // after a move cannot be expressed as a record (one initial position, then moves) and is a
@@ -485,38 +328,18 @@ SgfRecord RecordFromNodes(const std::vector<SgfNode>& main_line) {
   if (main_line.empty()) throw FormatError("SGF game tree has no nodes");
   const SgfNode& root = main_line.front();
   SgfRecord record;
-  const std::string game = root.Get("GM", "1");
-  if (Trim(game) != "1") throw FormatError("GM[" + game + "]: not a game of Go (GM[1])");
-  record.size = ParseSize(root.Get("SZ", "19"));
+  ReadRootProperties(root, &record);
   const int size = record.size;
-  if (const auto* ru = root.Find("RU"); ru != nullptr && !ru->empty()) {
-    // Unknown rule names keep our defaults: the moves still replay under them.
-    ParseSgfRules(Trim(ru->front()), &record.rules);
-  }
-  if (const std::string km = root.Get("KM"); !Trim(km).empty()) {
-    bool ok = false;
-    record.rules.komi = ParseDouble(km, &ok);
-    if (!ok) throw FormatError("KM[" + km + "]: not a number");
-  }
-  record.black_player = root.Get("PB");
-  record.white_player = root.Get("PW");
-  record.result = root.Get("RE");
-  record.date = root.Get("DT");
-  for (const auto& [id, values] : root.properties) {
-    if (IsStandardProperty(id)) continue;
-    for (const std::string& v : values) record.extra_properties.emplace_back(id, v);
-  }
-
   bool have_player = false;
   std::vector<std::string> comments;  // one per move
   for (size_t n = 0; n < main_line.size(); ++n) {
     const SgfNode& node = main_line[n];
-    const std::string where = "node " + std::to_string(n) + ": ";
+    const std::string where = StrCat("node ", n, ": ");
     const bool has_setup = node.Find("AB") || node.Find("AW") || node.Find("AE");
     if (has_setup) {
       if (!record.moves.empty()) {
-        throw FormatError(where + "setup stones (AB/AW/AE) after move " +
-                          std::to_string(record.moves.size()) + " are not supported");
+        throw FormatError(StrCat(where, "setup stones (AB/AW/AE) after move ", record.moves.size(),
+                                 " are not supported"));
       }
       ApplySetup(node, size, &record);
     }
@@ -536,23 +359,7 @@ SgfRecord RecordFromNodes(const std::vector<SgfNode>& main_line) {
       const std::string id = black ? "B" : "W";
       const auto& values = black ? *black : *white;
       const std::string number = std::to_string(record.moves.size() + 1);
-      if (values.size() != 1) {
-        throw FormatError(where + "move " + number + " has " + std::to_string(values.size()) +
-                          " values");
-      }
-      const std::string text = values.front();
-      Move move;
-      move.color = color;
-      int x = 0, y = 0;
-      if (text.empty() || text == "tt") {
-        move.loc = kPassLoc;  // "tt" is a pass on boards up to 19x19, where it is off the board
-      } else if (ParsePoint(text, size, &x, &y)) {
-        move.loc = MakeLoc(x, y, size);
-      } else {
-        throw FormatError(where + "move " + number + " " + id + "[" + text +
-                          "] is not a point on the " + std::to_string(size) + "x" +
-                          std::to_string(size) + " board");
-      }
+      const Move move = ParseMove(values, color, id, size, where, number);
       record.moves.push_back(move);
       comments.push_back(n == 0 ? "" : comment);
     }
@@ -572,7 +379,7 @@ SgfRecord RecordFromNodes(const std::vector<SgfNode>& main_line) {
 }
 
 std::vector<SgfRecord> ReadSgfRecords(const std::string& text) {
-  return RecordsFromGames(Parser(text).ParseCollection());
+  return RecordsFromGames(ParseSgfGames(text));
 }
 
 std::vector<SgfRecord> ReadSgfFile(const std::string& path) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "util/error.h"
+#include "util/text.h"
 
 namespace tengen::go {
 namespace {
@@ -19,8 +20,8 @@ std::string MoveName(const Move& move, int size) {
 GameState ReplaySgf(const SgfRecord& record, int num_moves, int max_moves) {
   const int size = record.size;
   if (size < kMinSize || size > kMaxSize) {
-    throw FormatError("SGF board size " + std::to_string(size) + " is not between " +
-                      std::to_string(kMinSize) + " and " + std::to_string(kMaxSize));
+    throw FormatError(
+        StrCat("SGF board size ", size, " is not between ", kMinSize, " and ", kMaxSize));
   }
   if (!IsStone(record.first_player)) throw FormatError("SGF first player is not a colour");
   Board board(size);
@@ -29,7 +30,7 @@ GameState ReplaySgf(const SgfRecord& record, int num_moves, int max_moves) {
         color == Color::kBlack ? record.setup_black : record.setup_white;
     for (Loc loc : stones) {
       if (loc == kPassLoc || !board.OnBoard(loc)) {
-        throw FormatError("SGF setup stone " + std::to_string(loc) + " is not on the board");
+        throw FormatError(StrCat("SGF setup stone ", loc, " is not on the board"));
       }
       try {
         board.SetStone(loc, color);
@@ -44,11 +45,11 @@ GameState ReplaySgf(const SgfRecord& record, int num_moves, int max_moves) {
   const int count = num_moves < 0 ? total : std::min(num_moves, total);
   for (int i = 0; i < count; ++i) {
     const Move& move = record.moves[i];
-    const std::string number = "SGF move " + std::to_string(i + 1);
+    const std::string number = StrCat("SGF move ", i + 1);
     if (!IsStone(move.color)) throw FormatError(number + " has no colour");
     if (move.loc != kPassLoc && !board.OnBoard(move.loc)) {
-      throw FormatError(number + " (" + ColorLetter(move.color) + " at location " +
-                        std::to_string(move.loc) + ") is not on the board");
+      throw FormatError(StrCat(number, " (", ColorLetter(move.color), " at location ", move.loc,
+                               ") is not on the board"));
     }
     const Illegal reason = game.Check(move);
     if (reason != Illegal::kNone) {

@@ -1,4 +1,5 @@
 #include "go/types.h"
+#include "util/text.h"
 
 #include <cctype>
 
@@ -48,8 +49,8 @@ std::string LocToGtp(Loc loc, int size) {
   if (loc == kNullLoc) return "null";
   const int x = LocX(loc, size);
   const int y = LocY(loc, size);
-  if (x < 0 || x >= size || y < 0 || y >= size) return "invalid(" + std::to_string(loc) + ")";
-  return std::string(1, kColumnLetters[x]) + std::to_string(size - y);
+  if (x < 0 || x >= size || y < 0 || y >= size) return StrCat("invalid(", loc, ")");
+  return StrCat(std::string(1, kColumnLetters[x]), size - y);
 }
 
 bool ParseGtpVertex(const std::string& text, int size, Loc* loc) {

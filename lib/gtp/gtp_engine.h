@@ -4,7 +4,8 @@
 // (gtp/handicap.h), SGF load/print, clock commands, live analysis (gtp/analysis.h), and
 // genmove / kgs-genmove_cleanup through a pluggable MoveGenerator (gtp/search_player.h plays
 // with MCTS; RandomMoveGenerator plays random legal moves). It never throws on bad input:
-// every malformed or illegal command gets a "?" answer.
+// every malformed or illegal command gets a "?" answer. The handlers are in three files by
+// command group (gtp/gtp_command.h lists them).
 //
 // Clock: time_settings, kgs-time_settings and time_left are accepted (Sabaki, GoGui and KGS
 // send them); the mover's clock becomes a per-move time budget in GenMoveRequest (see
@@ -142,6 +143,12 @@ class GtpEngine {
   std::string LzGenMoveAnalyze(const Command& command, bool* ok);
   std::string KataGenMoveAnalyze(const Command& command, bool* ok);
   std::string GenMoveAnalyze(const Command& command, AnalysisFormat format, bool* ok);
+  // The analysis commands' common start: parses the arguments into *request and checks that
+  // answers can stream; false with *error set when the command fails.
+  bool PrepareAnalysis(const Command& command, AnalysisFormat format, AnalysisRequest* request,
+                       std::string* error) const;
+  // Writes "=id" and a newline: the handler then writes the rest of its answer itself.
+  void BeginStreamedAnswer(const Command& command);
   // Writes non-empty text through output_.
   void Stream(const std::string& text);
   // Stops a running analysis and ends its answer; returns the analysis thread's error, or "".

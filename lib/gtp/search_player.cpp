@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "util/error.h"
+#include "util/text.h"
 
 namespace tengen::gtp {
 namespace {
@@ -80,9 +81,9 @@ SearchPlayer::SearchPlayer(SearchPlayerParams params,
   if (evaluators.empty()) throw ConfigError("the search player needs at least one evaluator");
   if (params_.visits < 0 || params_.seconds_per_move < 0 ||
       (params_.visits == 0 && params_.seconds_per_move <= 0)) {
-    throw ConfigError("visits and seconds_per_move: at least one limit must be positive (got " +
-                      std::to_string(params_.visits) + " and " +
-                      std::to_string(params_.seconds_per_move) + ")");
+    throw ConfigError(
+        StrCat("visits and seconds_per_move: at least one limit must be positive (got ",
+               params_.visits, " and ", std::to_string(params_.seconds_per_move), ")"));
   }
   for (search::LeafEvaluator* evaluator : evaluators) {
     TENGEN_CHECK(evaluator != nullptr, "null evaluator");

@@ -115,6 +115,62 @@ Ladder ReadLadder(const std::string& path) {
   return ladder;
 }
 
+namespace {
+
+// The pairs of players who met, as edges both ways: games and points pooled per pair, with
+// the virtual draws; games[i] counts player i's games (without them).
+std::vector<std::vector<Edge>> PairEdges(const Ladder& ladder,
+                                         const std::map<std::string, int>& index,
+                                         std::vector<int>* games) {
+  const int n = static_cast<int>(games->size());
+  std::map<std::pair<int, int>, std::pair<double, double>> pairs;  // games, points of i
+  for (const LadderMatch& m : ladder.matches) {
+    const int a = index.at(m.a), b = index.at(m.b);
+    const int g = m.wins + m.losses + m.draws;
+    if (a == b || g == 0) continue;
+    (*games)[a] += g;
+    (*games)[b] += g;
+    const double points_a = m.wins + 0.5 * m.draws;
+    auto& pair = pairs[{std::min(a, b), std::max(a, b)}];
+    pair.first += g;
+    pair.second += a < b ? points_a : g - points_a;
+  }
+  std::vector<std::vector<Edge>> edges(n);
+  for (const auto& [key, stats] : pairs) {
+    const double g = stats.first + kPriorDraws;
+    const double p = stats.second + 0.5 * kPriorDraws;
+    edges[key.first].push_back({key.second, g, p});
+    edges[key.second].push_back({key.first, g, g - p});
+  }
+  return edges;
+}
+
+// Newton steps on each free rating in turn (Gauss-Seidel) until nothing moves.
+void SolveRatings(const std::vector<std::vector<Edge>>& edges, const std::vector<bool>& fixed,
+                  std::vector<double>* ratings) {
+  std::vector<double>& r = *ratings;
+  const int n = static_cast<int>(r.size());
+  for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
+    double largest = 0;
+    for (int i = 0; i < n; ++i) {
+      if (fixed[i]) continue;
+      double gradient = 0, curvature = 0;
+      for (const Edge& e : edges[i]) {
+        const double expected = Expected(r[i] - r[e.other]);
+        gradient += e.points - e.games * expected;
+        curvature += e.games * expected * (1 - expected);
+      }
+      if (curvature <= 0) continue;
+      const double step = std::clamp(gradient / (kLogistic * curvature), -kMaxStep, kMaxStep);
+      r[i] += step;
+      largest = std::max(largest, std::abs(step));
+    }
+    if (largest < 1e-7) break;
+  }
+}
+
+}  // namespace
+
 std::vector<LadderRating> ComputeRatings(const Ladder& ladder) {
   std::vector<std::string> names;
   std::map<std::string, int> index;
@@ -128,28 +184,8 @@ std::vector<LadderRating> ComputeRatings(const Ladder& ladder) {
   for (const auto& anchor : ladder.anchors) add(anchor.first);
   const int n = static_cast<int>(names.size());
 
-  // Games and points pooled per pair (i < j), with the virtual draws.
-  std::map<std::pair<int, int>, std::pair<double, double>> pairs;  // games, points of i
   std::vector<int> games(n, 0);
-  for (const LadderMatch& m : ladder.matches) {
-    const int a = index[m.a], b = index[m.b];
-    const int g = m.wins + m.losses + m.draws;
-    if (a == b || g == 0) continue;
-    games[a] += g;
-    games[b] += g;
-    const double points_a = m.wins + 0.5 * m.draws;
-    auto& pair = pairs[{std::min(a, b), std::max(a, b)}];
-    pair.first += g;
-    pair.second += a < b ? points_a : g - points_a;
-  }
-  std::vector<std::vector<Edge>> edges(n);
-  for (const auto& [key, stats] : pairs) {
-    const double g = stats.first + kPriorDraws;
-    const double p = stats.second + 0.5 * kPriorDraws;
-    edges[key.first].push_back({key.second, g, p});
-    edges[key.second].push_back({key.first, g, g - p});
-  }
-
+  const std::vector<std::vector<Edge>> edges = PairEdges(ladder, index, &games);
   // Groups of connected players; each gets its anchors, or its first player, fixed.
   std::vector<LadderRating> ratings(n);
   std::vector<double> r(n, 0.0);
@@ -188,25 +224,7 @@ std::vector<LadderRating> ComputeRatings(const Ladder& ladder) {
     }
   }
 
-  // Newton steps on each free rating in turn (Gauss-Seidel) until nothing moves.
-  for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
-    double largest = 0;
-    for (int i = 0; i < n; ++i) {
-      if (fixed[i]) continue;
-      double gradient = 0, curvature = 0;
-      for (const Edge& e : edges[i]) {
-        const double expected = Expected(r[i] - r[e.other]);
-        gradient += e.points - e.games * expected;
-        curvature += e.games * expected * (1 - expected);
-      }
-      if (curvature <= 0) continue;
-      const double step = std::clamp(gradient / (kLogistic * curvature), -kMaxStep, kMaxStep);
-      r[i] += step;
-      largest = std::max(largest, std::abs(step));
-    }
-    if (largest < 1e-7) break;
-  }
-
+  SolveRatings(edges, fixed, &r);
   for (int i = 0; i < n; ++i) {
     LadderRating& rating = ratings[i];
     rating.name = names[i];

@@ -120,8 +120,8 @@ bool Referee::Move(bool cleanup) {
   const go::Illegal reason = state_.Check({loc, color});
   if (reason != go::Illegal::kNone) {
     Forfeit(side,
-            "illegal move " + go::LocToGtp(loc, state_.size()) + " (" + go::IllegalName(reason) +
-                ") at move " + std::to_string(state_.moves().size() + 1),
+            StrCat("illegal move ", go::LocToGtp(loc, state_.size()), " (", go::IllegalName(reason),
+                   ") at move ", state_.moves().size() + 1),
             false);
     return false;
   }
@@ -162,7 +162,7 @@ void Referee::Score(bool cleaned_up, bool ask_dead) {
             ++count;
           }
         }
-        removed = std::to_string(count) + " dead stones removed as " + names_[side] + " said";
+        removed = StrCat(count, " dead stones removed as ", names_[side], " said");
       } catch (const gtp::GtpInterrupted&) {
         throw;  // the match is stopping: no result
       } catch (const Error&) {
@@ -177,7 +177,7 @@ void Referee::Score(bool cleaned_up, bool ask_dead) {
                                          : go::Color::kEmpty;
   std::string how = outcome_.end == GameEnd::kMoveCap ? "move cap reached" : "two passes";
   if (cleaned_up) {
-    how += ", " + std::to_string(outcome_.cleanup_moves) + " cleanup moves";
+    how += StrCat(", ", outcome_.cleanup_moves, " cleanup moves");
   } else if (!removed.empty()) {
     how += ", " + removed;
   }
@@ -296,15 +296,14 @@ MatchReport RunMatch(const MatchOptions& options, Logger& logger,
                      const std::function<bool()>& stop) {
   if (options.games < 1) throw ConfigError("games: must be at least 1");
   if (options.board_size < go::kMinSize || options.board_size > go::kMaxSize) {
-    throw ConfigError("board_size: " + std::to_string(options.board_size) + " is not in 2..19");
+    throw ConfigError(StrCat("board_size: ", options.board_size, " is not in 2..19"));
   }
   MatchReport report;
   std::unique_ptr<gtp::GtpClient> engines[2];
   auto start = [&](int i) {
     engines[i].reset();  // the old process first: it may hold a GPU or a lock
     engines[i] = std::make_unique<gtp::GtpClient>(
-        options.engines[i].argv,
-        "engine " + std::to_string(i + 1) + " (" + options.engines[i].argv.at(0) + ")",
+        options.engines[i].argv, StrCat("engine ", i + 1, " (", options.engines[i].argv.at(0), ")"),
         options.gtp_timeout);
     if (stop) engines[i]->set_interrupt(stop);
   };
@@ -347,9 +346,8 @@ MatchReport RunMatch(const MatchOptions& options, Logger& logger,
     }
     report.elo = pipeline::EstimateElo(report.score);
     report.games.push_back(outcome);
-    logger.Info("game " + std::to_string(g + 1) + "/" + std::to_string(options.games) + ": " +
-                names[0] + " (B) vs " + names[1] + " (W): " + outcome.result + ", " +
-                std::to_string(outcome.moves) + " moves; " + outcome.detail);
+    logger.Info(StrCat("game ", g + 1, "/", options.games, ": ", names[0], " (B) vs ", names[1],
+                       " (W): ", outcome.result, ", ", outcome.moves, " moves; ", outcome.detail));
     if (!options.output_dir.empty()) {
       PublishFile(options.output_dir + "/match.json", MatchReportJson(report, options));
     }
@@ -407,10 +405,9 @@ std::string MatchSummary(const MatchReport& report) {
   const pipeline::MatchScore& s = report.score;
   char rate[32];
   std::snprintf(rate, sizeof(rate), "%.1f%%", s.games() > 0 ? 100.0 * s.points() / s.games() : 0.0);
-  return report.names[0] + " vs " + report.names[1] + ": " + std::to_string(s.wins) + " wins, " +
-         std::to_string(s.losses) + " losses, " + std::to_string(s.draws) + " draws (" + rate +
-         "), Elo " + FormatElo(report.elo.elo) + " [" + FormatElo(report.elo.low) + ", " +
-         FormatElo(report.elo.high) + "]";
+  return StrCat(report.names[0], " vs ", report.names[1], ": ", s.wins, " wins, ", s.losses,
+                " losses, ", s.draws, " draws (", rate, "), Elo ", FormatElo(report.elo.elo), " [",
+                FormatElo(report.elo.low), ", ", FormatElo(report.elo.high), "]");
 }
 
 }  // namespace tengen::match

@@ -6,6 +6,7 @@
 
 #include "nn/features.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace tengen::nn {
 
@@ -115,13 +116,11 @@ void BatchingServer::RunBatch(std::vector<Request*>& batch) {
     if (output.policy_logits.size() != rows * (cells + 1) ||
         output.value_logits.size() != 3 * rows || output.score.size() != rows ||
         output.ownership.size() != rows * cells) {
-      throw Error("evaluator " + model_name_ +
-                  " returned outputs of the wrong size for a batch of " + std::to_string(n) +
-                  " at pos_len " + std::to_string(pos_len_) + ": policy " +
-                  std::to_string(output.policy_logits.size()) + ", value " +
-                  std::to_string(output.value_logits.size()) + ", score " +
-                  std::to_string(output.score.size()) + ", ownership " +
-                  std::to_string(output.ownership.size()));
+      throw Error(StrCat("evaluator ", model_name_,
+                         " returned outputs of the wrong size for a batch of ", n, " at pos_len ",
+                         pos_len_, ": policy ", output.policy_logits.size(), ", value ",
+                         output.value_logits.size(), ", score ", output.score.size(),
+                         ", ownership ", output.ownership.size()));
     }
     for (int i = 0; i < n; ++i) {
       RowOutput* out = batch[i]->output;

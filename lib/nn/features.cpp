@@ -5,6 +5,7 @@
 
 #include "go/symmetry.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace tengen::nn {
 namespace {
@@ -35,10 +36,8 @@ void FillFeatures(const go::GameState& state, int pos_len, int symmetry, float* 
                   float* global) {
   const go::Board& board = state.board();
   const int size = board.size();
-  TENGEN_CHECK(size <= pos_len,
-               "board size " + std::to_string(size) + " > pos_len " + std::to_string(pos_len));
-  TENGEN_CHECK(symmetry >= 0 && symmetry < go::kNumSymmetries,
-               "symmetry " + std::to_string(symmetry));
+  TENGEN_CHECK(size <= pos_len, StrCat("board size ", size, " > pos_len ", pos_len));
+  TENGEN_CHECK(symmetry >= 0 && symmetry < go::kNumSymmetries, StrCat("symmetry ", symmetry));
   const int area = pos_len * pos_len;
   std::fill(spatial, spatial + kNumSpatialFeatures * area, 0.0f);
   std::fill(global, global + kNumGlobalFeatures, 0.0f);

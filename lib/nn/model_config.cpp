@@ -4,6 +4,7 @@
 #include <string>
 
 #include "util/error.h"
+#include "util/text.h"
 
 namespace tengen::nn {
 namespace {
@@ -27,15 +28,12 @@ bool ReadNumber(const std::string& text, size_t* pos, int* value) {
 
 }  // namespace
 
-std::string ModelConfig::Architecture() const {
-  return "b" + std::to_string(blocks) + "c" + std::to_string(channels);
-}
+std::string ModelConfig::Architecture() const { return StrCat("b", blocks, "c", channels); }
 
 void ParseArchitecture(const std::string& text, ModelConfig* config) {
-  const std::string expected = "expected b{blocks}c{channels} with blocks in " +
-                               std::to_string(kMinBlocks) + ".." + std::to_string(kMaxBlocks) +
-                               " and channels in " + std::to_string(kMinChannels) + ".." +
-                               std::to_string(kMaxChannels);
+  const std::string expected =
+      StrCat("expected b{blocks}c{channels} with blocks in ", kMinBlocks, "..", kMaxBlocks,
+             " and channels in ", kMinChannels, "..", kMaxChannels);
   const auto fail = [&](const std::string& why) {
     throw ConfigError("bad model architecture '" + text + "': " + why);
   };

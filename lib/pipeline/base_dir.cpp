@@ -7,6 +7,7 @@
 
 #include "util/error.h"
 #include "util/publish.h"
+#include "util/text.h"
 
 namespace tengen::pipeline {
 
@@ -57,7 +58,7 @@ std::string HostName() {
   return name.empty() ? "unknown" : name;
 }
 
-std::string HostPid() { return HostName() + "-" + std::to_string(getpid()); }
+std::string HostPid() { return StrCat(HostName(), "-", getpid()); }
 
 std::string UniqueFileStem() {
   const std::time_t now = std::time(nullptr);

@@ -11,6 +11,7 @@
 #include "util/error.h"
 #include "util/publish.h"
 #include "util/rng.h"
+#include "util/text.h"
 
 namespace tengen::pipeline {
 namespace {
@@ -78,12 +79,11 @@ std::string WriteCheckpoint(const std::string& train_dir, const std::string& tra
   PublishFile(out.path() + "/" + kStateFile, recorded.ToJson());
   out.Commit();
   RemoveOldCheckpoints(train_dir, logger);
-  logger.Info("checkpoint " + path + " (" + std::to_string(state.samples) + " samples" +
-              (state.in_epoch
-                   ? ", epoch in progress at step " + std::to_string(state.epoch_steps_done) + "/" +
-                         std::to_string(state.epoch_steps)
-                   : "") +
-              ")");
+  logger.Info(StrCat("checkpoint ", path, " (", state.samples, " samples",
+                     (state.in_epoch ? StrCat(", epoch in progress at step ",
+                                              state.epoch_steps_done, "/", state.epoch_steps)
+                                     : ""),
+                     ")"));
   return path;
 }
 
@@ -117,8 +117,9 @@ std::optional<CheckpointFiles> NewestUsableCheckpoint(const std::string& train_d
     }
   }
   if (!broken.empty()) {
-    throw Error("no usable checkpoint in " + dir + " (" + std::to_string(broken.size()) +
-                " broken; see the warnings): restore one, or move them away to start afresh");
+    throw Error(
+        StrCat("no usable checkpoint in ", dir, " (", broken.size(),
+               " broken; see the warnings): restore one, or move them away to start afresh"));
   }
   return std::nullopt;
 }

@@ -11,6 +11,7 @@
 
 #include "pipeline/base_dir.h"
 #include "pipeline/heartbeat.h"
+#include "pipeline/json_text.h"
 #include "pipeline/model_registry.h"
 #include "pipeline/selfplay_config.h"
 #include "pipeline/service.h"
@@ -151,103 +152,126 @@ std::string ExportJson(const std::string& name, const CheckedSnapshot& snapshot,
                                        {"exporter", HostPid()},
                                        {"exporter_code_version", CodeVersion()},
                                        {"destination", destination}};
-  return json.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  return JsonFileText(json);
 }
 
-ExporterStats ExportPending(const ExporterOptions& options, Logger& logger, const StopToken& stop) {
-  TENGEN_CHECK(static_cast<bool>(options.check_snapshot), "the exporter needs a CheckSnapshot");
+namespace {
+
+// Removes the stale temporaries of both queues (a failure is only a warning).
+void CleanQueues(const ExporterOptions& options, Logger& logger) {
   const std::string& base = options.base_dir;
   for (const std::string& dir : {TorchModelsToExportDir(base), TorchModelsToExportExtraDir(base)}) {
     try {
       const int removed = RemoveStaleTemporaries(dir, options.stale_temporary_age);
-      if (removed > 0)
-        logger.Info("removed " + std::to_string(removed) + " stale temporaries in " + dir);
+      if (removed > 0) logger.Info(StrCat("removed ", removed, " stale temporaries in ", dir));
     } catch (const Error& e) {
       logger.Warning(std::string("cannot clean temporaries: ") + e.what());
     }
   }
+}
+
+// Publishes a checked snapshot into models/ or modelstobetested/ and removes it from its
+// queue; skipped when another exporter published it meanwhile.
+void PublishChecked(const ExporterOptions& options, const QueuedSnapshot& entry,
+                    CheckedSnapshot& checked, Logger& logger, ExporterStats* stats) {
+  const std::string& base = options.base_dir;
   const std::string dest_dir = options.gating ? ModelsToBeTestedDir(base) : ModelsDir(base);
   const std::string destination = options.gating ? "modelstobetested" : "models";
-  ExporterStats stats;
-  for (const QueuedSnapshot& entry : ListQueues(base)) {
-    if (stop.stop_requested()) break;
-    const auto broken = [&](const std::string& reason) {
-      if (MoveAside(base, entry, reason, logger)) {
-        ++stats.broken;
-      } else {
-        logger.Info("snapshot " + entry.path + " vanished (taken by another exporter)");
-        ++stats.skipped;
-      }
-    };
-    boost::system::error_code error;
-    if (!fs::is_directory(entry.path, error)) {
-      if (Exists(entry.path)) {
-        broken("not a directory");
-      } else {
-        ++stats.skipped;
-      }
-      continue;
-    }
-    if (!entry.named) {
-      broken("the name is not <run>-<trainingname>-s<samples>-d<rows>");
-      continue;
-    }
-    const std::string existing = FindDownstream(base, entry.name);
-    if (!existing.empty()) {
-      logger.Info("snapshot " + entry.path + ": " + existing + " exists, not exported twice");
+  const std::string dest = Join(dest_dir, entry.name);
+  const std::string exported_utc = UtcTimestamp();
+  try {
+    EnsureDirectory(dest_dir);
+    checked.save(dest, {{"export.json",
+                         ExportJson(entry.name, checked, options.check, destination, exported_utc)},
+                        {"training.json", checked.training_json}});
+  } catch (const Error& e) {
+    if (!FindDownstream(base, entry.name).empty()) {
+      logger.Info("snapshot " + entry.path + ": another exporter published it meanwhile");
       RemoveSnapshot(entry.path, logger);
-      ++stats.skipped;
-      continue;
+      ++stats->skipped;
+      return;
     }
+    throw Error("cannot publish " + dest + " (snapshot " + entry.path +
+                " stays queued): " + e.what());
+  }
+  logger.Info(StrCat("exported ", entry.name, " (", checked.architecture, ", ",
+                     checked.training.samples, " samples, ", checked.training.rows,
+                     " rows, fold check max difference ", checked.fold_max_difference, ") to ",
+                     dest));
+  RemoveSnapshot(entry.path, logger);
+  ++stats->exported;
+}
 
-    logger.Info("checking snapshot " + entry.path);
-    CheckedSnapshot checked;
-    try {
-      checked = options.check_snapshot(entry.path, entry.name, options.check);
-    } catch (const ConfigError&) {
-      throw;
-    } catch (const std::exception& e) {
-      if (!Exists(entry.path)) {
-        logger.Info("snapshot " + entry.path + " vanished (taken by another exporter)");
-        ++stats.skipped;
-      } else {
-        broken(e.what());
-      }
-      continue;
+// Exports one queued snapshot: moved aside when broken, dropped when it is downstream already,
+// else checked and published.
+void ExportOne(const ExporterOptions& options, const QueuedSnapshot& entry, Logger& logger,
+               ExporterStats* stats) {
+  const std::string& base = options.base_dir;
+  const auto broken = [&](const std::string& reason) {
+    if (MoveAside(base, entry, reason, logger)) {
+      ++stats->broken;
+    } else {
+      logger.Info("snapshot " + entry.path + " vanished (taken by another exporter)");
+      ++stats->skipped;
     }
-    if (checked.training.samples != entry.samples || checked.training.rows != entry.rows) {
-      broken("training.json says samples " + std::to_string(checked.training.samples) +
-             " and rows " + std::to_string(checked.training.rows) + ", the name says s" +
-             std::to_string(entry.samples) + " and d" + std::to_string(entry.rows));
-      continue;
+  };
+  boost::system::error_code error;
+  if (!fs::is_directory(entry.path, error)) {
+    if (Exists(entry.path)) {
+      broken("not a directory");
+    } else {
+      ++stats->skipped;
     }
-    if (checked.model_name != entry.name)
-      logger.Warning("snapshot " + entry.path + ": model.json names the model '" +
-                     checked.model_name + "'; it is exported as " + entry.name);
-
-    const std::string dest = Join(dest_dir, entry.name);
-    const std::string exported_utc = UtcTimestamp();
-    try {
-      EnsureDirectory(dest_dir);
-      checked.save(dest, {{"export.json", ExportJson(entry.name, checked, options.check,
-                                                     destination, exported_utc)},
-                          {"training.json", checked.training_json}});
-    } catch (const Error& e) {
-      if (!FindDownstream(base, entry.name).empty()) {
-        logger.Info("snapshot " + entry.path + ": another exporter published it meanwhile");
-        RemoveSnapshot(entry.path, logger);
-        ++stats.skipped;
-        continue;
-      }
-      throw Error("cannot publish " + dest + " (snapshot " + entry.path +
-                  " stays queued): " + e.what());
-    }
-    logger.Info(StrCat("exported ", entry.name, " (", checked.architecture, ", ",
-                       checked.training.samples, " samples, ", checked.training.rows,
-                       " rows, fold check max difference ", checked.fold_max_difference, ") to ",
-                       dest));
+    return;
+  }
+  if (!entry.named) {
+    broken("the name is not <run>-<trainingname>-s<samples>-d<rows>");
+    return;
+  }
+  const std::string existing = FindDownstream(base, entry.name);
+  if (!existing.empty()) {
+    logger.Info("snapshot " + entry.path + ": " + existing + " exists, not exported twice");
     RemoveSnapshot(entry.path, logger);
-    ++stats.exported;
+    ++stats->skipped;
+    return;
+  }
+
+  logger.Info("checking snapshot " + entry.path);
+  CheckedSnapshot checked;
+  try {
+    checked = options.check_snapshot(entry.path, entry.name, options.check);
+  } catch (const ConfigError&) {
+    throw;
+  } catch (const std::exception& e) {
+    if (!Exists(entry.path)) {
+      logger.Info("snapshot " + entry.path + " vanished (taken by another exporter)");
+      ++stats->skipped;
+    } else {
+      broken(e.what());
+    }
+    return;
+  }
+  if (checked.training.samples != entry.samples || checked.training.rows != entry.rows) {
+    broken(StrCat("training.json says samples ", checked.training.samples, " and rows ",
+                  checked.training.rows, ", the name says s", entry.samples, " and d", entry.rows));
+    return;
+  }
+  if (checked.model_name != entry.name)
+    logger.Warning("snapshot " + entry.path + ": model.json names the model '" +
+                   checked.model_name + "'; it is exported as " + entry.name);
+
+  PublishChecked(options, entry, checked, logger, stats);
+}
+
+}  // namespace
+
+ExporterStats ExportPending(const ExporterOptions& options, Logger& logger, const StopToken& stop) {
+  TENGEN_CHECK(static_cast<bool>(options.check_snapshot), "the exporter needs a CheckSnapshot");
+  CleanQueues(options, logger);
+  ExporterStats stats;
+  for (const QueuedSnapshot& entry : ListQueues(options.base_dir)) {
+    if (stop.stop_requested()) break;
+    ExportOne(options, entry, logger, &stats);
   }
   return stats;
 }

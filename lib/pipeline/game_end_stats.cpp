@@ -6,6 +6,7 @@
 #include <string>
 
 #include "util/log.h"
+#include "util/text.h"
 
 namespace tengen::pipeline {
 
@@ -81,14 +82,13 @@ std::vector<std::pair<std::string, double>> GameEndCounters(const GameEndStats& 
 
 std::string FormatGameEnds(const GameEndStats& stats) {
   if (stats.games() == 0) return "";
-  std::string text = "games of this model " + std::to_string(stats.games()) + ": ended by passes " +
-                     std::to_string(stats.ended_by(GameEnd::kPasses)) + ", move cap " +
-                     std::to_string(stats.ended_by(GameEnd::kMoveCap)) + ", resignation " +
-                     std::to_string(stats.ended_by(GameEnd::kResignation));
+  std::string text =
+      StrCat("games of this model ", stats.games(), ": ended by passes ",
+             stats.ended_by(GameEnd::kPasses), ", move cap ", stats.ended_by(GameEnd::kMoveCap),
+             ", resignation ", stats.ended_by(GameEnd::kResignation));
   if (stats.games_with_pass() > 0) {
-    text += "; moves after the first pass: median " +
-            std::to_string(stats.MovesAfterFirstPass(0.5)) + ", 90th percentile " +
-            std::to_string(stats.MovesAfterFirstPass(0.9));
+    text += StrCat("; moves after the first pass: median ", stats.MovesAfterFirstPass(0.5),
+                   ", 90th percentile ", stats.MovesAfterFirstPass(0.9));
   }
   if (stats.scored_games() > 0)
     text += "; mean |final score| " + FormatFixed(stats.MeanAbsFinalScore(), 1);

@@ -11,6 +11,7 @@
 #include "nn/features.h"
 #include "pipeline/service.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace tengen::pipeline {
 namespace {
@@ -104,6 +105,45 @@ double MoveTemperature(const GameParams& params, int turn, int size) {
   return params.temperature_early * early_share + params.temperature_late * (1 - early_share);
 }
 
+namespace {
+
+// The end of a played game: its length, how it ended, the score and winner, the rows' targets
+// (FinishRow) and the SGF record.
+void ScoreAndRecord(const GameParams& params, const go::GameState& state, double komi,
+                    const Player& black, const Player& white, uint64_t seed,
+                    const std::vector<go::Color>& row_movers, FinishedGame* game) {
+  game->moves = static_cast<int>(state.moves().size());
+  for (int i = 0; i < game->moves; ++i) {
+    if (state.moves()[i].loc == go::kPassLoc) {
+      game->moves_after_first_pass = game->moves - i - 1;
+      break;
+    }
+  }
+  if (!game->resigned)
+    game->end = state.consecutive_passes() >= 2 ? GameEnd::kPasses : GameEnd::kMoveCap;
+  const auto owner = go::AreaOwnership(state.board());
+  if (!game->resigned) {
+    game->final_score = go::TrompTaylorScore(state.board(), komi);
+    game->winner = game->final_score > 0   ? go::Color::kBlack
+                   : game->final_score < 0 ? go::Color::kWhite
+                                           : go::Color::kEmpty;
+  }
+  for (size_t i = 0; i < game->rows.size(); ++i)
+    FinishRow(state.board(), owner, game->winner, game->final_score, row_movers[i], params.pos_len,
+              game->resigned, &game->rows[i]);
+
+  game->sgf = go::RecordFromGame(state);
+  game->sgf.black_player = black.name;
+  game->sgf.white_player = white.name;
+  game->sgf.result = game->resigned
+                         ? std::string(game->winner == go::Color::kBlack ? "B" : "W") + "+R"
+                         : go::ScoreToResult(game->final_score);
+  game->sgf.extra_properties.push_back({"GN", std::to_string(game->game_id)});
+  game->sgf.extra_properties.push_back({"SO", StrCat("tengen seed=", seed)});
+}
+
+}  // namespace
+
 bool PlayGame(const GameParams& params, const Player& black, const Player& white, uint64_t seed,
               const std::function<bool()>& stop, FinishedGame* game) {
   Rng rng(seed);
@@ -158,34 +198,7 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
     white_search.Advance(move);
   }
 
-  game->moves = static_cast<int>(state.moves().size());
-  for (int i = 0; i < game->moves; ++i) {
-    if (state.moves()[i].loc == go::kPassLoc) {
-      game->moves_after_first_pass = game->moves - i - 1;
-      break;
-    }
-  }
-  if (!game->resigned)
-    game->end = state.consecutive_passes() >= 2 ? GameEnd::kPasses : GameEnd::kMoveCap;
-  const auto owner = go::AreaOwnership(state.board());
-  if (!game->resigned) {
-    game->final_score = go::TrompTaylorScore(state.board(), rules.komi);
-    game->winner = game->final_score > 0   ? go::Color::kBlack
-                   : game->final_score < 0 ? go::Color::kWhite
-                                           : go::Color::kEmpty;
-  }
-  for (size_t i = 0; i < game->rows.size(); ++i)
-    FinishRow(state.board(), owner, game->winner, game->final_score, row_movers[i], params.pos_len,
-              game->resigned, &game->rows[i]);
-
-  game->sgf = go::RecordFromGame(state);
-  game->sgf.black_player = black.name;
-  game->sgf.white_player = white.name;
-  game->sgf.result = game->resigned
-                         ? std::string(game->winner == go::Color::kBlack ? "B" : "W") + "+R"
-                         : go::ScoreToResult(game->final_score);
-  game->sgf.extra_properties.push_back({"GN", std::to_string(game->game_id)});
-  game->sgf.extra_properties.push_back({"SO", "tengen seed=" + std::to_string(seed)});
+  ScoreAndRecord(params, state, rules.komi, black, white, seed, row_movers, game);
   return true;
 }
 

@@ -27,15 +27,13 @@
 #include "util/option_table.h"
 #include "util/publish.h"
 #include "util/rng.h"
+#include "util/text.h"
 
 namespace tengen::pipeline {
 namespace {
 
 namespace fs = boost::filesystem;
 using Clock = std::chrono::steady_clock;
-
-// Ties go to the candidate (KataGo compares candidate points + 1e-10 with the threshold).
-constexpr double kTieEpsilon = 1e-10;
 
 std::string Join(const std::string& dir, const std::string& name) { return dir + "/" + name; }
 
@@ -77,8 +75,6 @@ class ClientLeafEvaluator : public search::LeafEvaluator {
   NetLeafEvaluator leaf_;
 };
 
-const char* DecisionName(bool accepted) { return accepted ? "accepted" : "rejected"; }
-
 class Gatekeeper {
  public:
   Gatekeeper(const GatekeeperOptions& options, Logger& logger, StopToken stop)
@@ -112,6 +108,12 @@ class Gatekeeper {
   };
 
   Outcome TestOne();
+  // TestOne's steps (see their definitions).
+  std::optional<ModelInfo> ChooseCandidate(const std::vector<ModelInfo>& candidates,
+                                           const std::optional<ModelInfo>& best_model,
+                                           bool* stopped);
+  void LogMatchStart(const Match& match);
+  std::string DecisionReason(const Match& match, bool accepted) const;
   void PlayMatch(Match& match);
   void GameThread(Match& match, uint64_t thread_seed);
   // The newest model of `models` that loads (set in *loaded), else the random net (*loaded
@@ -164,12 +166,10 @@ void Gatekeeper::LogProgress(const Match& match) {
     score = match.score;
   }
   const EloEstimate elo = EstimateElo(score);
-  std::string text = "match " + match.candidate + " vs " + match.baseline + ": " +
-                     std::to_string(score.games()) + "/" + std::to_string(options_.games) +
-                     " games, candidate +" + std::to_string(score.wins) + " -" +
-                     std::to_string(score.losses) + " =" + std::to_string(score.draws) + ", Elo " +
-                     FormatFixed(elo.elo, 0) + " [" + FormatFixed(elo.low, 0) + ", " +
-                     FormatFixed(elo.high, 0) + "]";
+  std::string text = StrCat("match ", match.candidate, " vs ", match.baseline, ": ", score.games(),
+                            "/", options_.games, " games, candidate +", score.wins, " -",
+                            score.losses, " =", score.draws, ", Elo ", FormatFixed(elo.elo, 0),
+                            " [", FormatFixed(elo.low, 0), ", ", FormatFixed(elo.high, 0), "]");
   if (options_.use_sprt)
     text += ", SPRT LLR " +
             FormatFixed(SprtLogLikelihoodRatio(score, options_.sprt.elo0, options_.sprt.elo1), 2);
@@ -350,6 +350,67 @@ void Gatekeeper::RejectPlainFiles() {
   }
 }
 
+// The oldest candidate (`candidates` is newest first) that is newer than the best model and
+// whose name is free in models/; the others are rejected without games on the way. nullopt
+// when none is left, or when a stop is requested (*stopped).
+std::optional<ModelInfo> Gatekeeper::ChooseCandidate(const std::vector<ModelInfo>& candidates,
+                                                     const std::optional<ModelInfo>& best_model,
+                                                     bool* stopped) {
+  const std::string best = best_model ? best_model->name : std::string(kRandomModelName);
+  std::optional<ModelInfo> chosen;
+  // Oldest first: the list is newest first.
+  for (auto it = candidates.rbegin(); it != candidates.rend() && !chosen; ++it) {
+    if (stop_.stop_requested()) {
+      *stopped = true;
+      return std::nullopt;
+    }
+    boost::system::error_code error;
+    if (best_model && it->samples <= best_model->samples) {
+      RejectWithoutGames(*it, best,
+                         StrCat("not newer than the best model ", best, " (s", it->samples, " <= s",
+                                best_model->samples, ")"));
+    } else if (fs::exists(Join(ModelsDir(options_.base_dir), it->name), error)) {
+      RejectWithoutGames(*it, best, "a model of this name is already in models/");
+    } else {
+      chosen = *it;
+    }
+  }
+  return chosen;
+}
+
+void Gatekeeper::LogMatchStart(const Match& match) {
+  logger_.Info(
+      StrCat("testing ", match.candidate, " against ", match.baseline, ": up to ", options_.games,
+             " games, ",
+             (options_.use_sprt
+                  ? "SPRT elo0 " + FormatFixed(options_.sprt.elo0, 1) + " elo1 " +
+                        FormatFixed(options_.sprt.elo1, 1)
+                  : "accept at score >= " + FormatFixed(options_.required_candidate_win_prop, 3) +
+                        " of the games"),
+             ", ", options_.num_game_threads, " game threads on ", options_.device));
+}
+
+// Why the match was decided: the score, and the SPRT bound or the fixed threshold.
+std::string Gatekeeper::DecisionReason(const Match& match, bool accepted) const {
+  const double threshold = options_.required_candidate_win_prop * options_.games;
+  std::string reason =
+      StrCat("score ", FormatFixed(match.score.points(), 1), " in ", match.score.games(), " games");
+  if (options_.use_sprt && Sprt(match.score, options_.sprt) != SprtDecision::kContinue) {
+    reason += ", SPRT LLR " +
+              FormatFixed(
+                  SprtLogLikelihoodRatio(match.score, options_.sprt.elo0, options_.sprt.elo1), 3) +
+              (accepted ? " reached the upper bound" : " reached the lower bound");
+  } else {
+    reason += accepted ? " reached "
+                       : (match.score.games() < options_.games ? " can no longer reach "
+                                                               : " fell short of ");
+    reason +=
+        StrCat(FormatFixed(threshold, 1), " (",
+               FormatFixed(options_.required_candidate_win_prop, 3), " of ", options_.games, ")");
+  }
+  return reason;
+}
+
 Gatekeeper::Outcome Gatekeeper::TestOne() {
   RejectPlainFiles();
   const std::vector<ModelInfo> candidates =
@@ -364,22 +425,9 @@ Gatekeeper::Outcome Gatekeeper::TestOne() {
   std::optional<ModelInfo> best_model;
   std::unique_ptr<nn::Evaluator> baseline_eval = LoadBaseline(models, &best_model);
   const std::string best = best_model ? best_model->name : std::string(kRandomModelName);
-  std::optional<ModelInfo> chosen;
-  // Oldest first: the list is newest first.
-  for (auto it = candidates.rbegin(); it != candidates.rend() && !chosen; ++it) {
-    if (stop_.stop_requested()) return Outcome::kStopped;
-    boost::system::error_code error;
-    if (best_model && it->samples <= best_model->samples) {
-      RejectWithoutGames(*it, best,
-                         "not newer than the best model " + best + " (s" +
-                             std::to_string(it->samples) + " <= s" +
-                             std::to_string(best_model->samples) + ")");
-    } else if (fs::exists(Join(ModelsDir(options_.base_dir), it->name), error)) {
-      RejectWithoutGames(*it, best, "a model of this name is already in models/");
-    } else {
-      chosen = *it;
-    }
-  }
+  bool stopped = false;
+  const std::optional<ModelInfo> chosen = ChooseCandidate(candidates, best_model, &stopped);
+  if (stopped) return Outcome::kStopped;
   if (!chosen) return Outcome::kNothingToTest;
   testing_ = chosen->name;
 
@@ -409,45 +457,21 @@ Gatekeeper::Outcome Gatekeeper::TestOne() {
   record.sprt = options_.use_sprt;
   record.sprt_params = options_.sprt;
   record.started_utc = UtcTimestamp();
-  logger_.Info("testing " + match.candidate + " against " + match.baseline + ": up to " +
-               std::to_string(options_.games) + " games, " +
-               (options_.use_sprt
-                    ? "SPRT elo0 " + FormatFixed(options_.sprt.elo0, 1) + " elo1 " +
-                          FormatFixed(options_.sprt.elo1, 1)
-                    : "accept at score >= " + FormatFixed(options_.required_candidate_win_prop, 3) +
-                          " of the games") +
-               ", " + std::to_string(options_.num_game_threads) + " game threads on " +
-               options_.device);
+  LogMatchStart(match);
   Beat("testing", true, &match);
   PlayMatch(match);
   stats_.games += match.score.games();
   if (match.failed) throw Error("the match of " + match.candidate + " failed: " + match.failure);
   if (stop_.stop_requested() || !match.decided) {
-    logger_.Info("match of " + match.candidate + " interrupted after " +
-                 std::to_string(match.score.games()) +
-                 " games: nothing moved, the next run tests it again");
+    logger_.Info(StrCat("match of ", match.candidate, " interrupted after ", match.score.games(),
+                        " games: nothing moved, the next run tests it again"));
     return Outcome::kStopped;
   }
   LogProgress(match);
   record.score = match.score;
   record.candidate_black_wins = match.candidate_black_wins;
   record.accepted = match.decision == GateDecision::kAccept;
-  const double threshold = options_.required_candidate_win_prop * options_.games;
-  std::string reason = "score " + FormatFixed(match.score.points(), 1) + " in " +
-                       std::to_string(match.score.games()) + " games";
-  if (options_.use_sprt && Sprt(match.score, options_.sprt) != SprtDecision::kContinue) {
-    reason += ", SPRT LLR " +
-              FormatFixed(
-                  SprtLogLikelihoodRatio(match.score, options_.sprt.elo0, options_.sprt.elo1), 3) +
-              (record.accepted ? " reached the upper bound" : " reached the lower bound");
-  } else {
-    reason += record.accepted ? " reached "
-                              : (match.score.games() < options_.games ? " can no longer reach "
-                                                                      : " fell short of ");
-    reason += FormatFixed(threshold, 1) + " (" +
-              FormatFixed(options_.required_candidate_win_prop, 3) + " of " +
-              std::to_string(options_.games) + ")";
-  }
+  const std::string reason = DecisionReason(match, record.accepted);
   record.reason = reason;
   logger_.Info(match.candidate + " " + DecisionName(record.accepted) + ": " + reason);
   Conclude(*chosen, record, match.sgf_text);
@@ -467,8 +491,8 @@ GatekeeperStats Gatekeeper::Run() {
   // Created up front, race-safe, so that selfplay processes never race to create it.
   EnsureDirectory(SelfplayDir(options_.base_dir));
   EnsureDirectory(ModelsToBeTestedDir(options_.base_dir));
-  logger_.Info("gatekeeper seed " + std::to_string(seeds_.seed()) + ", watching " +
-               ModelsToBeTestedDir(options_.base_dir));
+  logger_.Info(StrCat("gatekeeper seed ", seeds_.seed(), ", watching ",
+                      ModelsToBeTestedDir(options_.base_dir)));
   while (!stop_.stop_requested()) {
     const Outcome outcome = TestOne();
     if (outcome == Outcome::kStopped) break;
@@ -486,152 +510,9 @@ GatekeeperStats Gatekeeper::Run() {
 
 }  // namespace
 
-GameParams GatekeeperGameParams(GameParams game) {
-  game.playout_cap.cheap_visits = game.playout_cap.full_visits;
-  game.playout_cap.full_probability = 0;
-  game.search.dirichlet_weight = 0;
-  game.record_rows = false;
-  return game;
-}
-
-GateDecision FixedRuleDecision(const MatchScore& score, int total_games, double required_prop) {
-  const double threshold = required_prop * total_games;
-  if (score.points() + kTieEpsilon >= threshold) return GateDecision::kAccept;
-  const int remaining = std::max(0, total_games - score.games());
-  if (score.points() + remaining + kTieEpsilon < threshold) return GateDecision::kReject;
-  return GateDecision::kContinue;
-}
-
-GateDecision MatchDecision(const MatchScore& score, const GatekeeperOptions& options) {
-  if (options.use_sprt) {
-    switch (Sprt(score, options.sprt)) {
-      case SprtDecision::kAccept:
-        return GateDecision::kAccept;
-      case SprtDecision::kReject:
-        return GateDecision::kReject;
-      case SprtDecision::kContinue:
-        break;
-    }
-    if (score.games() < options.games) return GateDecision::kContinue;
-  }
-  return FixedRuleDecision(score, options.games, options.required_candidate_win_prop);
-}
-
-std::string MatchRecordJson(const MatchRecord& record, double required_prop) {
-  using Json = nlohmann::ordered_json;
-  const MatchScore& s = record.score;
-  const EloEstimate elo = EstimateElo(s);
-  Json sprt = nullptr;
-  if (record.sprt) {
-    const SprtParams& p = record.sprt_params;
-    sprt = {{"elo0", p.elo0},
-            {"elo1", p.elo1},
-            {"alpha", p.alpha},
-            {"beta", p.beta},
-            {"llr", s.games() > 0 ? SprtLogLikelihoodRatio(s, p.elo0, p.elo1) : 0.0},
-            {"llr_lower", std::log(p.beta / (1 - p.alpha))},
-            {"llr_upper", std::log((1 - p.beta) / p.alpha)}};
-  }
-  const Json json = {
-      {"format", "tengen-gating"},
-      {"format_version", 1},
-      {"candidate", record.candidate},
-      {"baseline", record.baseline},
-      {"games_planned", record.games_planned},
-      {"games", s.games()},
-      {"candidate_wins", s.wins},
-      {"candidate_losses", s.losses},
-      {"draws", s.draws},
-      {"score", s.points()},
-      {"score_fraction", s.games() > 0 ? Json(s.points() / s.games()) : Json(nullptr)},
-      {"candidate_black_wins", record.candidate_black_wins},
-      {"candidate_white_wins", s.wins - record.candidate_black_wins},
-      {"elo", elo.elo},
-      {"elo_low", elo.low},
-      {"elo_high", elo.high},
-      {"mode", record.sprt ? "sprt" : "fixed"},
-      {"required_candidate_win_prop", required_prop},
-      {"sprt", sprt},
-      {"decision", DecisionName(record.accepted)},
-      {"reason", record.reason},
-      {"sgf_file", record.sgf_file},
-      {"started_utc", record.started_utc},
-      {"finished_utc", record.finished_utc},
-      {"gatekeeper", HostPid()}};
-  return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
-}
-
 GatekeeperStats RunGatekeeper(const GatekeeperOptions& options, Logger& logger, StopToken stop) {
   Gatekeeper gatekeeper(options, logger, stop);
   return gatekeeper.Run();
-}
-
-namespace {
-
-OptionTable<GatekeeperOptions> GatekeeperOptionTable() {
-  using O = GatekeeperOptions;
-  const auto sprt =
-      OptionTable<SprtParams>()
-          .Double("sprt.elo0", &SprtParams::elo0, -1000, 1000,
-                  "SPRT null hypothesis: candidate +elo0")
-          .Double("sprt.elo1", &SprtParams::elo1, -1000, 1000,
-                  "SPRT alternative: candidate +elo1 (> elo0)")
-          .Double("sprt.alpha", &SprtParams::alpha, 1e-6, 0.5, "SPRT false accept rate")
-          .Double("sprt.beta", &SprtParams::beta, 1e-6, 0.5, "SPRT false reject rate");
-  const auto visits = OptionTable<GameParams>().Nested(
-      &GameParams::playout_cap,
-      OptionTable<search::PlayoutCap>().Int("visits", &search::PlayoutCap::full_visits, 1, 1000000,
-                                            "visits per move (KataGo's gatekeeper: 150)"));
-  return OptionTable<O>()
-      .String("output_dir", &O::base_dir, "base directory (required)")
-      .Int("games", &O::games, 1, 100000, "games per candidate (fewer when decided early)")
-      .Double("required_candidate_win_prop", &O::required_candidate_win_prop, 0, 1,
-              "accept when the candidate's score (wins + draws/2) reaches this share of games")
-      .Bool("quit_if_no_nets_to_test", &O::quit_if_no_nets_to_test,
-            "exit 0 once modelstobetested/ has nothing to test")
-      .Bool("sprt.enabled", &O::use_sprt, "decide by an SPRT (Leela Zero's gating) instead")
-      .Nested(&O::sprt, sprt)
-      .Nested(&O::game, GameOptionTable())
-      .Nested(&O::game, visits)
-      .Int("num_game_threads", &O::num_game_threads, 1, 4096, "concurrent games")
-      .Int("nn_max_batch_size", &O::nn_max_batch_size, 1, 4096, "largest NN batch per model")
-      .String("device", &O::device, "device of both nets: cpu, cuda or cuda:N")
-      .Custom([](ConfigSpec& spec, const O&) { DeclarePlayPrecisionOption(spec); }, {})
-      .Int("seed", &O::seed, 0, kMaxSeed, "master seed of the games (0: from entropy)")
-      .Seconds("poll_seconds", &O::poll_interval, 0.1, 86400, "how often to look for candidates")
-      .Seconds("log_seconds", &O::log_interval, 0.1, 86400, "how often to log match progress");
-}
-
-}  // namespace
-
-GameParams GatekeeperDefaultGame() {
-  GameParams game;
-  // KataGo's gatekeeper1.cfg: temperature 0.5 early, 0.2 late, 150 visits; pos_len for 9x9.
-  game.pos_len = 9;
-  game.temperature_early = 0.5;
-  game.temperature_late = 0.2;
-  game.resign.enabled = false;
-  game.playout_cap.full_visits = 150;
-  return game;
-}
-
-void DeclareGatekeeperOptions(ConfigSpec& spec) {
-  const auto defaults = std::make_unique<GatekeeperOptions>();  // on the heap: see selfplay_config
-  GatekeeperOptionTable().Declare(spec, *defaults);
-  DeclareLogLevelOption(spec);
-}
-
-GatekeeperOptions GatekeeperOptionsFromConfig(const Config& config) {
-  GatekeeperOptions o;
-  GatekeeperOptionTable().Read(config, &o);
-  RequireBaseDir(o.base_dir);
-  if (o.use_sprt && !(o.sprt.elo1 > o.sprt.elo0))
-    throw ConfigError("sprt.elo1 (" + FormatFixed(o.sprt.elo1, 1) + ") must exceed sprt.elo0 (" +
-                      FormatFixed(o.sprt.elo0, 1) + ")");
-  o.game.resign.no_resign_fraction = 0;  // no need to measure wrong resignations here
-  o.game = GatekeeperGameParams(o.game);
-  o.device = ParseSingleDevice("device", o.device);
-  return o;
 }
 
 }  // namespace tengen::pipeline

@@ -24,9 +24,11 @@
 #include "pipeline/heartbeat.h"
 #include "pipeline/net_leaf_evaluator.h"
 #include "pipeline/service.h"
+#include "pipeline/shard_sink.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/publish.h"
+#include "util/text.h"
 
 namespace tengen::pipeline {
 namespace {
@@ -40,190 +42,6 @@ constexpr int64_t kMaxFailedShards = 4;
 double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
-
-// Rows and shards published (all models), shared by the sinks of a run.
-struct PublishCounters {
-  std::atomic<int64_t> rows{0};
-  std::atomic<int64_t> shards{0};
-};
-
-// The rows and SGFs of one model's finished games, cut into shards (see selfplay.h). Add is
-// called by the game threads, PublishIfOld by the monitor; the slow part (compressing and
-// writing) runs outside the lock. A shard that cannot be published (disk full, directory
-// gone) is kept, with the stem it was given, and published again before the next shard (or
-// by PublishIfOld once max_age has passed since the failure); once the kept shards hold more
-// than max_failed_rows rows, publishing throws Error.
-class ShardSink {
- public:
-  ShardSink(const std::string& base_dir, std::string model, data::RowShape shape, int first_target,
-            int max_rows, int64_t max_failed_rows, Logger& logger, PublishCounters& counters)
-      : tdata_dir_(TdataDir(base_dir, model)),
-        sgfs_dir_(SgfsDir(base_dir, model)),
-        model_(std::move(model)),
-        shape_(shape),
-        target_(first_target),
-        max_rows_(max_rows),
-        max_failed_rows_(max_failed_rows),
-        logger_(logger),
-        counters_(counters),
-        writer_(shape_, model_) {
-    try {
-      EnsureDirectory(tdata_dir_);
-      EnsureDirectory(sgfs_dir_);
-    } catch (const Error& e) {
-      // Publishing creates them again; it keeps the rows if that fails too.
-      logger_.Warning(std::string("cannot create the output directories: ") + e.what());
-    }
-  }
-
-  void Add(const FinishedGame& game) {
-    std::vector<Ready> ready;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (writer_.rows() == 0 && sgf_text_.empty()) pending_since_ = Clock::now();
-      sgf_text_ += go::WriteSgf(game.sgf) + "\n";
-      for (const data::TrainingRow& row : game.rows) {
-        writer_.Add(row);
-        if (writer_.rows() >= target_) {
-          ready.push_back(TakeLocked());
-          target_ = max_rows_;
-        }
-      }
-      // A game's rows may continue in the next shard; its age is the game's.
-      if (!ready.empty() && writer_.rows() > 0) pending_since_ = Clock::now();
-    }
-    if (!ready.empty()) PublishWithFailed(std::move(ready));
-  }
-
-  // Publishes the partial shard when its oldest game finished max_age ago or more, and retries
-  // the shards that failed once max_age has passed since the last failure.
-  void PublishIfOld(Clock::duration max_age) {
-    std::vector<Ready> ready;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      const auto now = Clock::now();
-      const bool partial_due =
-          (writer_.rows() > 0 || !sgf_text_.empty()) && now - pending_since_ >= max_age;
-      const bool retry_due = !failed_.empty() && now - last_failure_ >= max_age;
-      if (!partial_due && !retry_due) return;
-      if (partial_due) ready.push_back(TakeLocked());
-    }
-    PublishWithFailed(std::move(ready));
-  }
-
-  // Publishes what is pending (an .sgfs alone when there are games but no rows), the shards
-  // that failed before first. What fails again stays in failed_rows().
-  void Flush() {
-    std::vector<Ready> ready;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (writer_.rows() > 0 || !sgf_text_.empty()) ready.push_back(TakeLocked());
-    }
-    PublishWithFailed(std::move(ready));
-  }
-
-  // Rows of the shards that could not be published yet.
-  int64_t failed_rows() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return failed_rows_;
-  }
-  bool has_failed() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return !failed_.empty();
-  }
-  const std::string& model() const { return model_; }
-  // The target of the shard being filled (the next sink continues with it).
-  int target() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return target_;
-  }
-
- private:
-  struct Ready {
-    std::unique_ptr<data::ShardWriter> writer;
-    std::string sgf_text;
-    std::string stem;            // given on the first attempt, kept for the retries
-    bool sgf_published = false;  // the .sgfs went out, the .npz did not
-  };
-
-  Ready TakeLocked() {
-    Ready shard;
-    shard.writer = std::make_unique<data::ShardWriter>(std::move(writer_));
-    shard.sgf_text = std::move(sgf_text_);
-    writer_ = data::ShardWriter(shape_, model_);
-    sgf_text_.clear();
-    return shard;
-  }
-
-  // Publishes the failed shards (oldest first), then `ready`; stops at the first failure and
-  // keeps that shard and the rest for a retry.
-  void PublishWithFailed(std::vector<Ready> ready) {
-    std::vector<Ready> queue;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      queue = std::move(failed_);
-      failed_.clear();
-      failed_rows_ = 0;
-    }
-    for (Ready& shard : ready) queue.push_back(std::move(shard));
-    size_t published = 0;
-    while (published < queue.size() && Publish(queue[published])) ++published;
-    if (published == queue.size()) return;
-    std::lock_guard<std::mutex> lock(mutex_);
-    // Another thread may have put shards back meanwhile: the order among kept shards does not
-    // matter (each keeps its stem, rows and games together).
-    for (size_t i = published; i < queue.size(); ++i) failed_.push_back(std::move(queue[i]));
-    failed_rows_ = 0;
-    for (const Ready& shard : failed_) failed_rows_ += shard.writer->rows();
-    last_failure_ = Clock::now();
-    if (failed_rows_ > max_failed_rows_)
-      throw Error("cannot publish the shards of model " + model_ + ": " +
-                  std::to_string(failed_rows_) + " rows unpublished (more than " +
-                  std::to_string(max_failed_rows_) + "), giving up");
-  }
-
-  // SGFs first, so that every published shard's games can be looked up. False (after a
-  // warning) when it failed; the shard keeps its rows and SGFs.
-  bool Publish(Ready& shard) {
-    const int rows = shard.writer->rows();
-    try {
-      if (shard.stem.empty()) shard.stem = UniqueFileStem();
-      if (!shard.sgf_published && !shard.sgf_text.empty()) {
-        EnsureDirectory(sgfs_dir_);  // it may have been deleted since
-        PublishFile(sgfs_dir_ + "/" + shard.stem + ".sgfs", shard.sgf_text);
-      }
-      shard.sgf_published = true;
-      if (rows > 0) {
-        EnsureDirectory(tdata_dir_);
-        shard.writer->WriteAndClear(tdata_dir_ + "/" + shard.stem + ".npz");
-        counters_.rows += rows;
-        ++counters_.shards;
-      }
-      return true;
-    } catch (const Error& e) {
-      logger_.Warning("cannot publish shard " + shard.stem + " of model " + model_ + " (" +
-                      std::to_string(rows) + " rows, kept to publish later): " + e.what());
-      return false;
-    }
-  }
-
-  const std::string tdata_dir_;
-  const std::string sgfs_dir_;
-  const std::string model_;
-  const data::RowShape shape_;
-  mutable std::mutex mutex_;
-  int target_;
-  const int max_rows_;
-  const int64_t max_failed_rows_;
-  Logger& logger_;
-  PublishCounters& counters_;
-  data::ShardWriter writer_;
-  std::string sgf_text_;
-  Clock::time_point pending_since_;  // when the oldest game in writer_/sgf_text_ finished
-  std::vector<Ready> failed_;        // shards that could not be published, oldest first
-  int64_t failed_rows_ = 0;
-  Clock::time_point last_failure_;
-};
 
 class SelfplayRunner {
  public:
@@ -275,6 +93,13 @@ class SelfplayRunner {
   std::string FlushUnpublished();
   int64_t UnpublishedRows(const Epoch* epoch) const;
   void Report(const Epoch& epoch, const std::string& state, bool force_log);
+  // Run's steps for one model's epoch (see their definitions).
+  void BeginEpoch(Epoch& epoch, std::vector<std::unique_ptr<nn::Evaluator>> evaluators,
+                  const data::RowShape& shape, int target);
+  void StartGameThreads(Epoch& epoch, std::vector<std::thread>* threads);
+  void Monitor(Epoch& epoch, std::future<std::vector<std::unique_ptr<nn::Evaluator>>>* loading,
+               std::vector<std::unique_ptr<nn::Evaluator>>* next, Clock::time_point* switch_start);
+  bool EndEpoch(Epoch& epoch, const std::exception_ptr& monitor_error, bool have_next, int* target);
   SelfplayStats Totals(const Epoch* epoch) const;
 
   const SelfplayOptions& options_;
@@ -363,9 +188,9 @@ std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::MakeEvaluators(
     evaluators.push_back(MakeEvaluator(model, options_.game.pos_len, device, options_.load_model));
   for (const auto& evaluator : evaluators)
     if (evaluator->pos_len() < max_board_size_)
-      throw ConfigError("model " + evaluator->model_name() + " has pos_len " +
-                        std::to_string(evaluator->pos_len()) + ", smaller than board size " +
-                        std::to_string(max_board_size_));
+      throw ConfigError(StrCat("model ", evaluator->model_name(), " has pos_len ",
+                               evaluator->pos_len(), ", smaller than board size ",
+                               max_board_size_));
   return evaluators;
 }
 
@@ -390,13 +215,11 @@ std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::LoadNewest(
     } catch (const std::exception& e) {
       if (startup && dynamic_cast<const ConfigError*>(&e) != nullptr) throw;
       failed_models_[model.name] = FailedModel{model.mtime, Clock::now()};
-      logger_.Error("cannot use model " + model.name + " (tried again when its directory " +
-                    "changes or in " +
-                    std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
-                                       options_.model_retry_interval)
-                                       .count()) +
-                    " s), " + (startup ? "trying an older one" : "playing on with " + current) +
-                    ": " + e.what());
+      logger_.Error(StrCat(
+          "cannot use model ", model.name, " (tried again when its directory changes or in ",
+          std::chrono::duration_cast<std::chrono::seconds>(options_.model_retry_interval).count(),
+          " s), ", (startup ? "trying an older one" : "playing on with " + current), ": ",
+          e.what()));
     }
   }
   return {};
@@ -441,8 +264,7 @@ std::string SelfplayRunner::FlushUnpublished() {
   for (const auto& sink : unpublished_) {
     sink->Flush();
     if (sink->has_failed())
-      lost += (lost.empty() ? "" : ", ") + std::to_string(sink->failed_rows()) + " rows of " +
-              sink->model();
+      lost += StrCat((lost.empty() ? "" : ", "), sink->failed_rows(), " rows of ", sink->model());
   }
   unpublished_.clear();
   return lost;
@@ -497,14 +319,13 @@ void SelfplayRunner::Report(const Epoch& epoch, const std::string& state, bool f
     }
     // How this model's games end follows on the same line, so that one line says it all.
     const std::string ends_text = FormatGameEnds(ends);
-    logger_.Info(
-        state + ": model " + model_name_ + ", games " + std::to_string(stats.games) + " (started " +
-        std::to_string(games_started_.load()) + ", dropped " + std::to_string(stats.dropped_games) +
-        "), rows " + std::to_string(rows_finished_.load()) + " (published " +
-        std::to_string(stats.rows) + " in " + std::to_string(stats.shards) + " shards), " +
-        FormatFixed(games_per_hour, 0) + " games/hour, " + FormatFixed(rows_per_second, 1) +
-        " rows/s, " + FormatFixed(evals_per_second, 0) + " NN evals/s, mean batch " +
-        FormatFixed(mean_batch, 1) + per_server + (ends_text.empty() ? "" : "; " + ends_text));
+    logger_.Info(StrCat(
+        state, ": model ", model_name_, ", games ", stats.games, " (started ",
+        games_started_.load(), ", dropped ", stats.dropped_games, "), rows ", rows_finished_.load(),
+        " (published ", stats.rows, " in ", stats.shards, " shards), ",
+        FormatFixed(games_per_hour, 0), " games/hour, ", FormatFixed(rows_per_second, 1),
+        " rows/s, ", FormatFixed(evals_per_second, 0), " NN evals/s, mean batch ",
+        FormatFixed(mean_batch, 1), per_server, (ends_text.empty() ? "" : "; " + ends_text)));
   }
   HeartbeatInfo info;
   info.state = state;
@@ -529,6 +350,120 @@ void SelfplayRunner::Report(const Epoch& epoch, const std::string& state, bool f
   heartbeat_.Beat(info, force_log);
 }
 
+// Starts the epoch of model_name_: one batching server per evaluator and the shard sink
+// (its first shard cut at `target` rows).
+void SelfplayRunner::BeginEpoch(Epoch& epoch,
+                                std::vector<std::unique_ptr<nn::Evaluator>> evaluators,
+                                const data::RowShape& shape, int target) {
+  // Game thread i uses server i % n. A batch never holds more positions than its server has
+  // game threads (each waits for its own); capping it there lets a batch run as soon as
+  // every thread has submitted instead of waiting out the straggler timeout.
+  const int num_servers = static_cast<int>(evaluators.size());
+  std::string servers_text;
+  for (int s = 0; s < num_servers; ++s) {
+    const int server_threads =
+        options_.num_game_threads / num_servers + (s < options_.num_game_threads % num_servers);
+    const int batch_size = std::min(options_.nn_max_batch_size, server_threads);
+    epoch.servers.push_back(std::make_unique<nn::BatchingServer>(std::move(evaluators[s]),
+                                                                 nn::BatchingOptions{batch_size}));
+    servers_text += StrCat((s == 0 ? "" : ", "), options_.devices[s], " (", server_threads,
+                           " threads, batches up to ", batch_size, ")");
+  }
+  evaluators.clear();
+  epoch.sink = std::make_unique<ShardSink>(
+      options_.base_dir, model_name_, shape, target, options_.max_rows_per_file,
+      kMaxFailedShards * static_cast<int64_t>(options_.max_rows_per_file), logger_, published_);
+  logger_.Info(StrCat("playing with model ", model_name_, ": ", options_.num_game_threads,
+                      " game threads, ", num_servers, " NN server", (num_servers > 1 ? "s " : " "),
+                      servers_text, ", data under ",
+                      SelfplayModelDir(options_.base_dir, model_name_)));
+}
+
+void SelfplayRunner::StartGameThreads(Epoch& epoch, std::vector<std::thread>* threads) {
+  const int num_servers = static_cast<int>(epoch.servers.size());
+  for (int i = 0; i < options_.num_game_threads; ++i) {
+    const uint64_t thread_seed = seeds_.NextSeed();
+    ++epoch.running;
+    nn::BatchingServer& server = *epoch.servers[i % num_servers];
+    try {
+      threads->emplace_back(
+          [this, &epoch, &server, thread_seed] { GameThread(epoch, server, thread_seed); });
+    } catch (...) {
+      --epoch.running;
+      throw;
+    }
+  }
+}
+
+// Watches the epoch until its game threads are done: reports, publishes old shards, and
+// loads a newer model in the background (*loading); once one loaded, it is in *next and the
+// epoch retires.
+void SelfplayRunner::Monitor(Epoch& epoch,
+                             std::future<std::vector<std::unique_ptr<nn::Evaluator>>>* loading,
+                             std::vector<std::unique_ptr<nn::Evaluator>>* next,
+                             Clock::time_point* switch_start) {
+  auto last_check = Clock::now();
+  while (epoch.running.load() > 0) {
+    std::this_thread::sleep_for(kMonitorTick);
+    if (StopNow()) continue;
+    Report(epoch, epoch.retire ? "switching model" : "playing", false);
+    PublishOldShards(epoch);
+    if (loading->valid() &&
+        loading->wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+      *next = loading->get();
+      if (!next->empty()) {
+        logger_.Info("switching to model " + next->front()->model_name() +
+                     " once the games in flight finish");
+        epoch.retire = true;
+        *switch_start = Clock::now();
+      }
+    } else if (!loading->valid() && next->empty() &&
+               Clock::now() - last_check >= options_.model_check_interval) {
+      last_check = Clock::now();
+      const std::string current = model_name_;
+      *loading =
+          std::async(std::launch::async, [this, current] { return CheckForNewModel(current); });
+    }
+  }
+}
+
+// After the epoch's game threads are joined: flushes its shards, reports, and throws what went
+// wrong (the monitor's error first). True when selfplay is over; false when the next model
+// takes over, which continues with *target.
+bool SelfplayRunner::EndEpoch(Epoch& epoch, const std::exception_ptr& monitor_error, bool have_next,
+                              int* target) {
+  // Flush throws only when too many rows are unpublished; a monitor or game thread error
+  // takes precedence.
+  std::string flush_error;
+  try {
+    epoch.sink->Flush();
+  } catch (const Error& e) {
+    flush_error = e.what();
+  }
+  if (monitor_error) std::rethrow_exception(monitor_error);
+  *target = epoch.sink->target();
+  const SelfplayStats totals = Totals(&epoch);
+  const bool all_started =
+      options_.max_games_total > 0 && games_started_.load() >= options_.max_games_total;
+  const bool done = StopNow() || !have_next || all_started || !flush_error.empty();
+  Report(epoch, done ? "stopped" : "switching model", true);
+  past_ = totals;
+  if (failed_) throw Error("selfplay stopped after a game thread failed: " + failure_);
+  if (!flush_error.empty()) throw Error(flush_error);
+  if (done) {
+    // One last try for the shards of past models; the current model's just failed.
+    std::string lost = FlushUnpublished();
+    if (epoch.sink->has_failed())
+      lost += StrCat((lost.empty() ? "" : ", "), epoch.sink->failed_rows(), " rows of ",
+                     epoch.sink->model());
+    if (!lost.empty()) throw Error("could not publish " + lost + " (see the warnings)");
+    return true;
+  }
+  // Its failed shards are retried while the next model plays.
+  if (epoch.sink->has_failed()) unpublished_.push_back(std::move(epoch.sink));
+  return false;
+}
+
 SelfplayStats SelfplayRunner::Run() {
   const GameParams& game = options_.game;
   TENGEN_CHECK(options_.num_game_threads > 0, "num_game_threads must be positive");
@@ -550,29 +485,7 @@ SelfplayStats SelfplayRunner::Run() {
   while (true) {
     model_name_ = evaluators.front()->model_name();
     Epoch epoch;
-    // Game thread i uses server i % n. A batch never holds more positions than its server has
-    // game threads (each waits for its own); capping it there lets a batch run as soon as
-    // every thread has submitted instead of waiting out the straggler timeout.
-    const int num_servers = static_cast<int>(evaluators.size());
-    std::string servers_text;
-    for (int s = 0; s < num_servers; ++s) {
-      const int server_threads =
-          options_.num_game_threads / num_servers + (s < options_.num_game_threads % num_servers);
-      const int batch_size = std::min(options_.nn_max_batch_size, server_threads);
-      epoch.servers.push_back(std::make_unique<nn::BatchingServer>(
-          std::move(evaluators[s]), nn::BatchingOptions{batch_size}));
-      servers_text += (s == 0 ? "" : ", ") + options_.devices[s] + " (" +
-                      std::to_string(server_threads) + " threads, batches up to " +
-                      std::to_string(batch_size) + ")";
-    }
-    evaluators.clear();
-    epoch.sink = std::make_unique<ShardSink>(
-        options_.base_dir, model_name_, shape, target, options_.max_rows_per_file,
-        kMaxFailedShards * static_cast<int64_t>(options_.max_rows_per_file), logger_, published_);
-    logger_.Info("playing with model " + model_name_ + ": " +
-                 std::to_string(options_.num_game_threads) + " game threads, " +
-                 std::to_string(num_servers) + " NN server" + (num_servers > 1 ? "s " : " ") +
-                 servers_text + ", data under " + SelfplayModelDir(options_.base_dir, model_name_));
+    BeginEpoch(epoch, std::move(evaluators), shape, target);
 
     std::vector<std::thread> threads;
     std::vector<std::unique_ptr<nn::Evaluator>> next;
@@ -585,41 +498,8 @@ SelfplayStats SelfplayRunner::Run() {
     // unjoined ends the process), so a monitor error stops them first.
     std::exception_ptr monitor_error;
     try {
-      for (int i = 0; i < options_.num_game_threads; ++i) {
-        const uint64_t thread_seed = seeds_.NextSeed();
-        ++epoch.running;
-        nn::BatchingServer& server = *epoch.servers[i % num_servers];
-        try {
-          threads.emplace_back(
-              [this, &epoch, &server, thread_seed] { GameThread(epoch, server, thread_seed); });
-        } catch (...) {
-          --epoch.running;
-          throw;
-        }
-      }
-      auto last_check = Clock::now();
-      while (epoch.running.load() > 0) {
-        std::this_thread::sleep_for(kMonitorTick);
-        if (StopNow()) continue;
-        Report(epoch, epoch.retire ? "switching model" : "playing", false);
-        PublishOldShards(epoch);
-        if (loading.valid() &&
-            loading.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-          next = loading.get();
-          if (!next.empty()) {
-            logger_.Info("switching to model " + next.front()->model_name() +
-                         " once the games in flight finish");
-            epoch.retire = true;
-            switch_start = Clock::now();
-          }
-        } else if (!loading.valid() && next.empty() &&
-                   Clock::now() - last_check >= options_.model_check_interval) {
-          last_check = Clock::now();
-          const std::string current = model_name_;
-          loading =
-              std::async(std::launch::async, [this, current] { return CheckForNewModel(current); });
-        }
-      }
+      StartGameThreads(epoch, &threads);
+      Monitor(epoch, &loading, &next, &switch_start);
     } catch (...) {
       monitor_error = std::current_exception();
       failed_ = true;
@@ -629,35 +509,7 @@ SelfplayStats SelfplayRunner::Run() {
       logger_.Info("stop requested: dropping games in flight, publishing finished rows");
     for (std::thread& thread : threads) thread.join();
 
-    // Flush throws only when too many rows are unpublished; a monitor or game thread error
-    // takes precedence.
-    std::string flush_error;
-    try {
-      epoch.sink->Flush();
-    } catch (const Error& e) {
-      flush_error = e.what();
-    }
-    if (monitor_error) std::rethrow_exception(monitor_error);
-    target = epoch.sink->target();
-    const SelfplayStats totals = Totals(&epoch);
-    const bool all_started =
-        options_.max_games_total > 0 && games_started_.load() >= options_.max_games_total;
-    const bool done = StopNow() || next.empty() || all_started || !flush_error.empty();
-    Report(epoch, done ? "stopped" : "switching model", true);
-    past_ = totals;
-    if (failed_) throw Error("selfplay stopped after a game thread failed: " + failure_);
-    if (!flush_error.empty()) throw Error(flush_error);
-    if (done) {
-      // One last try for the shards of past models; the current model's just failed.
-      std::string lost = FlushUnpublished();
-      if (epoch.sink->has_failed())
-        lost += (lost.empty() ? "" : ", ") + std::to_string(epoch.sink->failed_rows()) +
-                " rows of " + epoch.sink->model();
-      if (!lost.empty()) throw Error("could not publish " + lost + " (see the warnings)");
-      break;
-    }
-    // Its failed shards are retried while the next model plays.
-    if (epoch.sink->has_failed()) unpublished_.push_back(std::move(epoch.sink));
+    if (EndEpoch(epoch, monitor_error, !next.empty(), &target)) break;
     evaluators = std::move(next);
     model_switch_seconds_ = std::chrono::duration<double>(Clock::now() - switch_start).count();
     ++model_switches_;

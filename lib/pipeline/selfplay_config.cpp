@@ -102,8 +102,8 @@ std::vector<std::pair<int, double>> ParseBoardSizes(const std::string& key, cons
     if (size != std::floor(size))
       throw ConfigError("bad value '" + text + "' for " + key + ": sizes must be integers");
     if (size > pos_len)
-      throw ConfigError(key + ": size " + std::to_string(static_cast<int>(size)) +
-                        " exceeds pos_len " + std::to_string(pos_len) + " (raise pos_len)");
+      throw ConfigError(StrCat(key, ": size ", static_cast<int>(size), " exceeds pos_len ", pos_len,
+                               " (raise pos_len)"));
     sizes.emplace_back(static_cast<int>(size), weight);
   }
   return sizes;
@@ -308,12 +308,12 @@ SelfplayOptions SelfplayOptionsFromConfig(const Config& config) {
   if (o.models_dir.empty()) o.models_dir = ModelsDir(o.base_dir);
   const search::PlayoutCap& cap = o.game.playout_cap;
   if (cap.cheap_visits > cap.full_visits)
-    throw ConfigError("cheap_visits (" + std::to_string(cap.cheap_visits) +
-                      ") must not exceed full_visits (" + std::to_string(cap.full_visits) + ")");
+    throw ConfigError(StrCat("cheap_visits (", cap.cheap_visits, ") must not exceed full_visits (",
+                             cap.full_visits, ")"));
   if (static_cast<int>(o.devices.size()) > o.num_game_threads)
-    throw ConfigError("devices: " + std::to_string(o.devices.size()) +
-                      " servers need at least as many game threads (num_game_threads is " +
-                      std::to_string(o.num_game_threads) + ")");
+    throw ConfigError(StrCat("devices: ", o.devices.size(),
+                             " servers need at least as many game threads (num_game_threads is ",
+                             o.num_game_threads, ")"));
   return o;
 }
 

@@ -18,6 +18,7 @@
 #include "data/training_rows.h"
 #include "pipeline/base_dir.h"
 #include "pipeline/heartbeat.h"
+#include "pipeline/json_text.h"
 #include "pipeline/service.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -91,7 +92,7 @@ std::string SummaryJson(const ShuffleOptions& options, const ShuffleResult& resu
                      {"symmetry_applied", false},
                      {"window_start", window_start},
                      {"files", files}};
-  return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  return JsonFileText(json);
 }
 
 // Writes `rows` as one shard at `path` (a task for TaskQueue).
@@ -130,8 +131,8 @@ bool ChooseWindow(const ShuffleOptions& options, ShardScanner& scanner, Logger& 
   window->all_rows = window->random_rows + other_rows;
   result->total_rows = other_rows + std::min(window->random_rows, options.min_rows);
   if (result->total_rows < options.min_rows) {
-    logger.Info(std::to_string(result->total_rows) + " rows, fewer than min-rows " +
-                std::to_string(options.min_rows) + ": nothing to do");
+    logger.Info(StrCat(result->total_rows, " rows, fewer than min-rows ", options.min_rows,
+                       ": nothing to do"));
     return false;
   }
   result->desired_rows = DesiredWindowRows(
@@ -147,12 +148,10 @@ bool ChooseWindow(const ShuffleOptions& options, ShardScanner& scanner, Logger& 
   window->buckets =
       window->kept_target <= budget ? 1 : (window->kept_target * 5 / 4 + budget - 1) / budget;
   result->buckets = static_cast<int>(window->buckets);
-  logger.Info(std::to_string(result->total_rows) + " rows (" + std::to_string(window->random_rows) +
-              " from the random net), desired window " + FormatFixed(result->desired_rows, 0) +
-              ": " + std::to_string(window->chosen.size()) + " files with " +
-              std::to_string(window->rows) + " rows, keeping " +
-              std::to_string(window->kept_target) + " in " + std::to_string(window->buckets) +
-              " buckets");
+  logger.Info(StrCat(result->total_rows, " rows (", window->random_rows,
+                     " from the random net), desired window ", FormatFixed(result->desired_rows, 0),
+                     ": ", window->chosen.size(), " files with ", window->rows, " rows, keeping ",
+                     window->kept_target, " in ", window->buckets, " buckets"));
   return true;
 }
 
@@ -192,8 +191,7 @@ std::string ShardProblem(const data::ShardRead& read, const ShardFile& file, boo
                          const data::RowShape& shape) {
   if (!read.problem.empty()) return read.problem;
   if (static_cast<int64_t>(read.shard.rows.size()) != file.rows)
-    return "it holds " + std::to_string(read.shard.rows.size()) + " rows, its headers said " +
-           std::to_string(file.rows);
+    return StrCat("it holds ", read.shard.rows.size(), " rows, its headers said ", file.rows);
   if (have_shape && !SameShape(shape, read.shard.shape))
     return "its row shape differs from the newer files'";
   return "";
@@ -218,8 +216,7 @@ bool DealIntoBuckets(const ShuffleOptions& options, const Window& window,
   int64_t chunks = 0;
   const auto flush = [&](size_t b) {
     if (buckets->rows[b].empty()) return;
-    const std::string path = buckets->dir->path() + "/bucket-" + std::to_string(b) + "-" +
-                             std::to_string(chunks++) + ".npz";
+    const std::string path = StrCat(buckets->dir->path(), "/bucket-", b, "-", chunks++, ".npz");
     writes.Run(WriteTask(buckets->shape, "bucket", options.compression_level, path,
                          std::move(buckets->rows[b])));
     buckets->files[b].push_back(path);
@@ -442,11 +439,11 @@ ShuffleResult ShuffleOnce(const ShuffleOptions& options, ShardScanner& scanner, 
   result.published = true;
   result.dir = out_dir.final_path();
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  logger.Info("published " + result.dir + ": " + std::to_string(result.output_rows) + " rows in " +
-              std::to_string(result.output_files) + " files from " +
-              std::to_string(result.files_used) + " shards in " + FormatFixed(seconds, 1) + " s (" +
-              FormatFixed(static_cast<double>(result.output_rows) / std::max(seconds, 1e-9), 0) +
-              " rows/s)");
+  logger.Info(
+      StrCat("published ", result.dir, ": ", result.output_rows, " rows in ", result.output_files,
+             " files from ", result.files_used, " shards in ", FormatFixed(seconds, 1), " s (",
+             FormatFixed(static_cast<double>(result.output_rows) / std::max(seconds, 1e-9), 0),
+             " rows/s)"));
   return result;
 }
 
@@ -477,14 +474,13 @@ int CleanupShuffles(const std::string& base_dir, int keep, std::chrono::seconds 
     }
   }
   const int temporaries = RemoveStaleTemporaries(dir, grace);
-  if (temporaries > 0)
-    logger.Info("removed " + std::to_string(temporaries) + " stale temporaries in " + dir);
+  if (temporaries > 0) logger.Info(StrCat("removed ", temporaries, " stale temporaries in ", dir));
   return removed;
 }
 
 int RunShuffler(const ShuffleOptions& options, Logger& logger, const StopToken& stop) {
   Rng rng(MasterSeed(options.seed));
-  logger.Info("shuffler seed " + std::to_string(rng.seed()));
+  logger.Info(StrCat("shuffler seed ", rng.seed()));
   ShardScanner scanner;
   ServiceHeartbeat heartbeat(options.base_dir, "shuffler", options.heartbeat_interval, logger);
   int published = 0;

@@ -12,6 +12,7 @@
 #include "util/checksum.h"
 #include "util/error.h"
 #include "util/publish.h"
+#include "util/text.h"
 
 namespace tengen::pipeline {
 namespace {
@@ -75,7 +76,7 @@ std::optional<ShuffleDir> FindNewestShuffle(const std::string& base_dir, Logger&
 
 std::string FileContentKey(const std::string& path) {
   const std::string bytes = ReadFile(path);
-  return std::to_string(bytes.size()) + "-" + Crc32Hex(bytes);
+  return StrCat(bytes.size(), "-", Crc32Hex(bytes));
 }
 
 std::string TrainState::ToJson() const {
@@ -101,8 +102,8 @@ std::string TrainState::ToJson() const {
 void TrainState::CheckTrainerFile(const std::string& bytes, const std::string& what) const {
   if (trainer_file_bytes < 0) return;  // an older checkpoint: nothing recorded
   if (static_cast<int64_t>(bytes.size()) != trainer_file_bytes) {
-    throw FormatError(what + " has " + std::to_string(bytes.size()) + " bytes; state.json says " +
-                      std::to_string(trainer_file_bytes));
+    throw FormatError(
+        StrCat(what, " has ", bytes.size(), " bytes; state.json says ", trainer_file_bytes));
   }
   const std::string crc = Crc32Hex(bytes);
   if (crc != trainer_file_crc32) {
@@ -157,9 +158,9 @@ double CreditNewRows(TrainState& state, int64_t total_rows, const BucketOptions&
     return 0;
   }
   if (total_rows < state.bucket_at_row) {
-    logger.Warning("the newest shuffle has " + std::to_string(total_rows) +
-                   " rows in total, fewer than the " + std::to_string(state.bucket_at_row) +
-                   " already credited (data deleted or another run?): crediting from here");
+    logger.Warning(StrCat("the newest shuffle has ", total_rows, " rows in total, fewer than the ",
+                          state.bucket_at_row,
+                          " already credited (data deleted or another run?): crediting from here"));
     state.bucket_at_row = total_rows;
     return 0;
   }
@@ -270,8 +271,8 @@ nn::TrainBatch MakeBatch(const data::Shard& shard, size_t begin, size_t end, int
     const data::TrainingRow& row = shard.rows[r];
     const size_t i = r - begin;
     const int size = row.board_size;
-    TENGEN_CHECK(size >= 1 && size <= l, "row board size " + std::to_string(size) +
-                                             " does not fit pos_len " + std::to_string(l));
+    TENGEN_CHECK(size >= 1 && size <= l,
+                 StrCat("row board size ", size, " does not fit pos_len ", l));
     // map[p] = where point p goes; points off the board stay where they are (all zero).
     for (int p = 0; p < area; ++p) map[static_cast<size_t>(p)] = p;
     for (int y = 0; y < size; ++y) {

@@ -9,6 +9,7 @@
 
 #include "go/score.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace tengen::search {
 namespace {
@@ -121,7 +122,7 @@ LeafEvaluation Search::Expand(Node& node, const go::GameState& state, int depth)
   LeafEvaluation eval = evaluator_->Evaluate(state);
   const int size = state.size();
   TENGEN_CHECK(static_cast<int>(eval.policy.size()) == size * size + 1,
-               "evaluator policy has " + std::to_string(eval.policy.size()) + " entries");
+               StrCat("evaluator policy has ", eval.policy.size(), " entries"));
   const go::Color pla = state.to_move();
   node.children.clear();
   double total = 0;

@@ -153,14 +153,6 @@ double NowSeconds();
 // empty status with a warning.
 RunStatus CollectStatus(const std::string& base, const StatusOptions& options, double now);
 
-// For people: sections, one line per process, warnings last (see OPERATIONS.md).
-std::string FormatStatus(const RunStatus& status);
-// The same as one JSON object (keys documented in OPERATIONS.md).
-std::string StatusJson(const RunStatus& status);
-
-// "45 s", "12 min", "3.5 h", "2.1 d".
-std::string FormatDuration(double seconds);
-// "512 B", "12.3 MB", "1.20 GB".
-std::string FormatBytes(double bytes);
+// The status as text or JSON: status/status_format.h.
 
 }  // namespace tengen::status

@@ -39,7 +39,7 @@ class NoteLimiter {
       : notes_(notes), what_(std::move(what)) {}
   ~NoteLimiter() {
     if (notes_ != nullptr && dropped_ > 0)
-      notes_->push_back(std::to_string(dropped_) + " more " + what_ + " skipped");
+      notes_->push_back(StrCat(dropped_, " more ", what_, " skipped"));
   }
   NoteLimiter(const NoteLimiter&) = delete;
   NoteLimiter& operator=(const NoteLimiter&) = delete;
@@ -92,7 +92,7 @@ std::vector<std::string> ListQuietly(const std::string& dir) {
 std::optional<json> ReadJson(const std::string& path, std::string* why) {
   const std::optional<FileStat> st = Lstat(path);
   if (st && st->regular && st->bytes > kMaxJsonBytes) {
-    *why = "too large for a metadata file (" + std::to_string(st->bytes) + " bytes)";
+    *why = StrCat("too large for a metadata file (", st->bytes, " bytes)");
     return std::nullopt;
   }
   std::string text;
@@ -104,7 +104,7 @@ std::optional<json> ReadJson(const std::string& path, std::string* why) {
   }
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded()) {
-    *why = "not JSON (" + std::to_string(text.size()) + " bytes)";
+    *why = StrCat("not JSON (", text.size(), " bytes)");
     return std::nullopt;
   }
   if (!j.is_object()) {
@@ -189,7 +189,7 @@ std::vector<DataFile> ListDataFiles(const std::string& base, const std::string& 
 
 void Walk(const std::string& dir, int depth, double since, DiskUsage* usage, NoteLimiter* limiter) {
   if (depth > kMaxWalkDepth) {
-    limiter->Add(dir + ": deeper than " + std::to_string(kMaxWalkDepth) + " levels, not counted");
+    limiter->Add(StrCat(dir, ": deeper than ", kMaxWalkDepth, " levels, not counted"));
     return;
   }
   boost::system::error_code error;
@@ -368,7 +368,7 @@ std::vector<TrainingMetrics> ReadAllMetrics(const std::string& base,
       metrics.epochs.push_back(m);
     }
     if (bad > 0 && notes != nullptr)
-      notes->push_back(path + ": " + std::to_string(bad) + " lines skipped (not JSON objects)");
+      notes->push_back(StrCat(path, ": ", bad, " lines skipped (not JSON objects)"));
     all.push_back(std::move(metrics));
   }
   return all;

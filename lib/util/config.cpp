@@ -405,7 +405,7 @@ void ApplyConfigText(Config& config, const std::string& text, const std::string&
   std::string section;
   std::map<std::string, std::string> first_set_at;
   for (int line_number = 1; std::getline(in, raw); ++line_number) {
-    const std::string where = origin + ":" + std::to_string(line_number);
+    const std::string where = StrCat(origin, ":", line_number);
     std::string line = raw.substr(0, raw.find('#'));
     line = Trim(line);
     if (line.empty()) continue;
@@ -433,10 +433,12 @@ void ApplyConfigText(Config& config, const std::string& text, const std::string&
   }
 }
 
-CommandLine ParseCommandLine(const ConfigSpec& spec, int argc, const char* const argv[],
-                             Config& config, bool allow_positional) {
-  po::options_description description;
-  description.add_options()(kHelpOption, "")(kConfigOption, po::value<std::string>(), "")(
+namespace {
+
+// The flags of the command line: the fixed ones (--help, --config, --set, --print-config, the
+// positional arguments) and one per key of `spec`.
+void DescribeFlags(const ConfigSpec& spec, po::options_description* description) {
+  description->add_options()(kHelpOption, "")(kConfigOption, po::value<std::string>(), "")(
       kSetOption, po::value<std::string>(), "")(kPrintConfigOption, po::value<std::string>(), "")(
       kPositionalOption, po::value<std::string>(), "");
   // Both spellings are registered so that --max-games-total and --max_games_total work.
@@ -448,9 +450,17 @@ CommandLine ParseCommandLine(const ConfigSpec& spec, int argc, const char* const
       // A bare boolean flag means true; "--flag=false" still works.
       po::typed_value<std::string>* value = po::value<std::string>();
       if (option.type == OptionType::kBool) value->implicit_value("true");
-      description.add_options()(name.c_str(), value, "");
+      description->add_options()(name.c_str(), value, "");
     }
   }
+}
+
+}  // namespace
+
+CommandLine ParseCommandLine(const ConfigSpec& spec, int argc, const char* const argv[],
+                             Config& config, bool allow_positional) {
+  po::options_description description;
+  DescribeFlags(spec, &description);
   po::positional_options_description positional;
   positional.add(kPositionalOption, -1);
   // No guessing: an abbreviated flag would silently mean another key once keys are added.

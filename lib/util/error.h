@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "util/text.h"
+
 namespace tengen {
 
 class Error : public std::runtime_error {
@@ -43,6 +45,6 @@ class CheckError : public std::logic_error {
 #define TENGEN_CHECK(cond, msg)                                                           \
   do {                                                                                    \
     if (!(cond))                                                                          \
-      throw ::tengen::CheckError(std::string(__FILE__) + ":" + std::to_string(__LINE__) + \
-                                 ": check failed: " #cond ": " + std::string(msg));       \
+      throw ::tengen::CheckError(                                                         \
+          ::tengen::StrCat(__FILE__, ":", __LINE__, ": check failed: " #cond ": ", msg)); \
   } while (0)

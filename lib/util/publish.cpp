@@ -15,6 +15,7 @@
 
 #include "util/error.h"
 #include "util/rng.h"
+#include "util/text.h"
 
 namespace tengen {
 namespace {
@@ -74,7 +75,7 @@ std::string UniqueSuffix() {
   char random_hex[17];
   std::snprintf(random_hex, sizeof(random_hex), "%016llx",
                 static_cast<unsigned long long>(rng.Next()));
-  return host_name + "-" + std::to_string(getpid()) + "-" + random_hex;
+  return StrCat(host_name, "-", getpid(), "-", random_hex);
 }
 
 std::string TemporaryPathFor(const std::string& final_path) {

@@ -14,6 +14,7 @@
 #include <ctime>
 
 #include "util/error.h"
+#include "util/text.h"
 
 namespace tengen {
 namespace {
@@ -25,7 +26,7 @@ constexpr size_t kReadChunk = 1 << 16;
 }
 
 std::string Describe(const std::string& name, pid_t pid) {
-  return "'" + name + "' (pid " + std::to_string(pid) + ")";
+  return StrCat("'", name, "' (pid ", pid, ")");
 }
 
 // Waits until fd has something to read (or its end) or `deadline` passes (TimeoutError naming

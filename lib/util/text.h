@@ -1,7 +1,7 @@
 #pragma once
 // Small text helpers shared by every module: trimming, prefix and suffix tests, and StrCat,
-// which builds a message from strings and numbers in one call instead of a chain of
-// `+ std::to_string(...) +`.
+// which builds a message from strings and numbers in one call instead of chaining
+// std::to_string results with +.
 
 #include <sstream>
 #include <string>

@@ -17,6 +17,7 @@
 #include "nn/torch/distributed_impl.h"
 #include "nn/torch/net.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace tengen::nn {
 
@@ -38,9 +39,8 @@ int EnvInt(const char* name, int fallback, int min, int max) {
   char* end = nullptr;
   const long parsed = std::strtol(value, &end, 10);
   if (*end != '\0' || parsed < min || parsed > max) {
-    throw ConfigError(std::string("environment variable ") + name + "=" + value +
-                      ": expected an integer in [" + std::to_string(min) + ", " +
-                      std::to_string(max) + "]");
+    throw ConfigError(StrCat(std::string("environment variable "), name, "=", value,
+                             ": expected an integer in [", min, ", ", max, "]"));
   }
   return static_cast<int>(parsed);
 }
@@ -65,15 +65,16 @@ DistributedConfig DistributedConfigFromEnvironment(const std::string& file_store
   config.file_store = file_store;
   if (config.world_size > 1 && config.file_store.empty() &&
       (config.master_addr.empty() || config.master_port == 0)) {
-    throw ConfigError("WORLD_SIZE=" + std::to_string(config.world_size) +
-                      " but neither MASTER_ADDR and MASTER_PORT nor a rendezvous file is set");
+    throw ConfigError(
+        StrCat("WORLD_SIZE=", config.world_size,
+               " but neither MASTER_ADDR and MASTER_PORT nor a rendezvous file is set"));
   }
   return config;
 }
 
 std::string RankDevice(const std::string& device, const DistributedConfig& config) {
   if (device == "cuda" && config.world_size > 1) {
-    return "cuda:" + std::to_string(config.local_rank);
+    return StrCat("cuda:", config.local_rank);
   }
   return device;
 }
@@ -130,12 +131,11 @@ std::unique_ptr<ProcessGroup> ProcessGroup::Create(const DistributedConfig& conf
     group->Barrier();
     return group;
   } catch (const c10::Error& e) {
-    throw Error("joining the process group as rank " + std::to_string(config.rank) + " of " +
-                std::to_string(config.world_size) + " (" +
-                (config.file_store.empty()
-                     ? "tcp " + config.master_addr + ":" + std::to_string(config.master_port)
-                     : "file " + config.file_store) +
-                ") failed: " + e.what_without_backtrace());
+    throw Error(StrCat(
+        "joining the process group as rank ", config.rank, " of ", config.world_size, " (",
+        (config.file_store.empty() ? StrCat("tcp ", config.master_addr, ":", config.master_port)
+                                   : "file " + config.file_store),
+        ") failed: ", e.what_without_backtrace()));
   }
 }
 

@@ -16,6 +16,7 @@
 #include "util/error.h"
 #include "util/log.h"
 #include "util/publish.h"
+#include "util/text.h"
 
 namespace tengen::nn {
 namespace {
@@ -57,8 +58,8 @@ ModelConfig ParseMetadata(const json& meta, const std::string& path) {
   }
   const int version = Field<int>(meta, "format_version", path);
   if (version != kFormatVersion) {
-    throw FormatError(path + ": format_version " + std::to_string(version) +
-                      " is not supported (expected " + std::to_string(kFormatVersion) + ")");
+    throw FormatError(StrCat(path, ": format_version ", version, " is not supported (expected ",
+                             kFormatVersion, ")"));
   }
   ModelConfig config;
   config.name = Field<std::string>(meta, "name", path);
@@ -69,8 +70,8 @@ ModelConfig ParseMetadata(const json& meta, const std::string& path) {
   }
   config.feature_version = Field<int>(meta, "feature_version", path);
   if (config.feature_version != kFeatureVersion) {
-    throw FormatError(path + ": feature_version " + std::to_string(config.feature_version) +
-                      " differs from this program's " + std::to_string(kFeatureVersion));
+    throw FormatError(StrCat(path, ": feature_version ", config.feature_version,
+                             " differs from this program's ", kFeatureVersion));
   }
   if (Field<int>(meta, "num_spatial_features", path) != kNumSpatialFeatures ||
       Field<int>(meta, "num_global_features", path) != kNumGlobalFeatures) {
@@ -78,7 +79,7 @@ ModelConfig ParseMetadata(const json& meta, const std::string& path) {
   }
   config.pos_len = Field<int>(meta, "pos_len", path);
   if (config.pos_len < 1 || config.pos_len > 64) {
-    throw FormatError(path + ": pos_len " + std::to_string(config.pos_len) + " out of range");
+    throw FormatError(StrCat(path, ": pos_len ", config.pos_len, " out of range"));
   }
   return config;
 }
@@ -131,8 +132,8 @@ void LoadWeights(const std::string& weights, const std::string& path, NetImpl* n
     ++found;
   }
   if (found != expected.size()) {
-    throw FormatError(path + ": holds " + std::to_string(found) + " tensors, a " + arch +
-                      " net has " + std::to_string(expected.size()));
+    throw FormatError(
+        StrCat(path, ": holds ", found, " tensors, a ", arch, " net has ", expected.size()));
   }
 }
 
@@ -151,8 +152,8 @@ torch::Device ParseDevice(const std::string& text) {
     throw ConfigError("device '" + text + "': CUDA is not available in this build or machine");
   }
   if (device->has_index() && device->index() >= static_cast<int>(torch::cuda::device_count())) {
-    throw ConfigError("device '" + text + "': only " + std::to_string(torch::cuda::device_count()) +
-                      " CUDA devices");
+    throw ConfigError(
+        StrCat("device '", text, "': only ", torch::cuda::device_count(), " CUDA devices"));
   }
   return *device;
 }
@@ -185,9 +186,8 @@ std::unique_ptr<TorchModel> TorchModel::Load(const std::string& dir, const std::
   const std::string weights = ReadFile(weights_path);
   const auto expected_bytes = Field<uint64_t>(meta, "weights_bytes", meta_path);
   if (weights.size() != expected_bytes) {
-    throw FormatError(weights_path + ": " + std::to_string(weights.size()) + " bytes, " +
-                      meta_path + " says " + std::to_string(expected_bytes) +
-                      " (truncated or replaced)");
+    throw FormatError(StrCat(weights_path, ": ", weights.size(), " bytes, ", meta_path, " says ",
+                             expected_bytes, " (truncated or replaced)"));
   }
   const std::string crc = Crc32Hex(weights);
   const std::string expected_crc = Field<std::string>(meta, "weights_crc32", meta_path);

@@ -15,6 +15,7 @@
 #include "nn/torch/distributed_impl.h"
 #include "nn/torch/net.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace tengen::nn {
 namespace {
@@ -235,8 +236,8 @@ torch::Tensor NetTrainer::Impl::AccumulateGradients(const TrainBatch& batch, int
   for (int begin = 0; begin < batch.size; begin += micro) {
     const int end = std::min(batch.size, begin + micro);
     if (options.simulate_oom_above > 0 && end - begin > options.simulate_oom_above) {
-      throw std::runtime_error("simulated out of memory for a micro-batch of " +
-                               std::to_string(end - begin) + " rows");
+      throw std::runtime_error(
+          StrCat("simulated out of memory for a micro-batch of ", end - begin, " rows"));
     }
     const TrainBatch part = batch.Slice(begin, end);
     const BatchTensors t = ToTensors(part, device, options.channels_last);

@@ -9,6 +9,7 @@
 #include "nn/features.h"
 #include "util/error.h"
 #include "util/publish.h"
+#include "util/text.h"
 
 namespace tengen::pipeline {
 namespace {
@@ -56,7 +57,7 @@ SnapshotTraining ParseTraining(const std::string& text, const std::string& path)
 nn::EvalBatch TestPositions(int pos_len) {
   const int size = std::min(kTestBoardSize, pos_len);
   if (size < go::kMinSize)
-    throw FormatError("pos_len " + std::to_string(pos_len) + " is too small for a board");
+    throw FormatError(StrCat("pos_len ", pos_len, " is too small for a board"));
   nn::EvalBatch batch;
   batch.Resize(2, pos_len);
   go::GameState empty(size);
@@ -103,9 +104,10 @@ double CheckFoldedOutputs(const nn::TorchModel& model, const std::string& device
       const double difference = std::fabs(static_cast<double>(a[i]) - b[i]);
       max_difference = std::max(max_difference, difference);
       if (difference > tolerance * std::max(1.0, std::fabs(static_cast<double>(a[i]))))
-        throw FormatError("model " + model.config().name + ": folding batch norms changes the " +
-                          head + " output by " + std::to_string(difference) + " (unfolded " +
-                          std::to_string(a[i]) + ", tolerance " + std::to_string(tolerance) + ")");
+        throw FormatError(StrCat("model ", model.config().name,
+                                 ": folding batch norms changes the ", head, " output by ",
+                                 std::to_string(difference), " (unfolded ", std::to_string(a[i]),
+                                 ", tolerance ", std::to_string(tolerance), ")"));
     }
   };
   compare(plain.policy_logits, folded.policy_logits, "policy");

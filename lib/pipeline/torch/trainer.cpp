@@ -23,6 +23,7 @@
 #include "pipeline/heartbeat.h"
 #include "pipeline/service.h"
 #include "pipeline/torch/torch_loader.h"
+#include "pipeline/torch/trainer_outputs.h"
 #include "pipeline/train_data.h"
 #include "util/checksum.h"
 #include "util/error.h"
@@ -39,54 +40,6 @@ namespace {
 namespace fs = boost::filesystem;
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
-
-// KataGo's per-sample learning rate before lr_scale and warm-up.
-constexpr double kBaseLearningRate = 3e-5;
-std::string ExportDir(const TrainerProgramOptions& o) {
-  if (o.export_mode == "main") return TorchModelsToExportDir(o.base_dir);
-  if (o.export_mode == "extra") return TorchModelsToExportDir(o.base_dir) + "_extra";
-  return "";
-}
-
-std::string SnapshotName(const TrainerProgramOptions& o, int64_t samples, int64_t rows) {
-  return StrCat(o.run_name, "-", o.training_name, "-s", samples, "-d", rows);
-}
-
-void WriteSnapshot(const TrainerProgramOptions& o, const nn::NetTrainer& trainer,
-                   const TrainState& state, const std::string& checkpoint, Logger& logger) {
-  const std::string export_dir = ExportDir(o);
-  if (export_dir.empty()) return;
-  const std::string name = SnapshotName(o, state.samples, state.total_rows);
-  const std::string path = export_dir + "/" + name;
-  boost::system::error_code error;
-  if (fs::exists(path, error)) {
-    logger.Info("snapshot " + path + " exists already; not written again");
-    return;
-  }
-  EnsureDirectory(export_dir);
-  json meta;
-  meta["format"] = "tengen-snapshot";
-  meta["run"] = o.run_name;
-  meta["training_name"] = o.training_name;
-  meta["samples"] = state.samples;
-  meta["rows"] = state.total_rows;
-  meta["checkpoint"] = checkpoint;
-  meta["created_utc"] = UtcTimestampSeconds();
-  meta["code_version"] = CodeVersion();
-  json config = json::object();
-  for (const auto& [key, value] : o.config_values) config[key] = value;
-  meta["trainer_config"] = config;
-  trainer.Snapshot(name)->Save(path, {{"training.json", meta.dump(2) + "\n"}});
-  logger.Info("snapshot " + path);
-}
-
-void AppendMetrics(const std::string& train_dir, const json& line) {
-  EnsureDirectory(train_dir);
-  std::ofstream out(train_dir + "/metrics.jsonl", std::ios::app);
-  out << line.dump() << "\n";
-  out.flush();
-  if (!out) throw IoError("cannot append to " + train_dir + "/metrics.jsonl");
-}
 
 // Marks the shuffles an epoch reads as in use: the shuffler removes old shuffles by their
 // directory's age (CleanupShuffles), so the trainer keeps refreshing the mtime of the ones it
@@ -220,6 +173,7 @@ class TrainerLoop {
   void CheckDataShape(const ShuffleDir& shuffle);
   // Trains the decided epoch; false when a stop request interrupted it.
   bool TrainEpoch(const Decision& d);
+  void FinishEpoch(const nn::LossSums& epoch_sums, int64_t steps_this_run);
   void Beat(const std::string& what, bool force = false);
   void WaitPoll();
 
@@ -465,6 +419,41 @@ void TrainerLoop::WaitPoll() {
   WaitUnlessStopped(stop_, o_.poll_interval, [this] { Beat("waiting"); });
 }
 
+// The end of a whole epoch: its state and losses kept, then on rank 0 the checkpoint, the
+// metrics line and the snapshot.
+void TrainerLoop::FinishEpoch(const nn::LossSums& epoch_sums, int64_t steps_this_run) {
+  state_.in_epoch = false;
+  state_.epoch_files.clear();
+  state_.epoch_steps_done = 0;
+  state_.epoch_steps = 0;
+  ++state_.epochs;
+  last_epoch_ = epoch_sums;
+  trainer_->SyncRunningStats();
+  if (rank0()) {
+    const double w = std::max(epoch_sums.weight, 1e-9);
+    json line{{"time_utc", UtcTimestampSeconds()},
+              {"epoch", state_.epochs},
+              {"samples", state_.samples},
+              {"rows", state_.total_rows},
+              {"steps", steps_this_run},
+              {"lr", LearningRate(o_, state_.samples)},
+              {"bucket", state_.bucket_level},
+              {"samples_per_second", samples_per_second_},
+              {"micro_batch", trainer_->micro_batch()},
+              {"loss_policy", epoch_sums.policy / w},
+              {"loss_value", epoch_sums.value / w},
+              {"loss_score", epoch_sums.score / w},
+              {"loss_ownership", epoch_sums.ownership / w},
+              {"loss_total", epoch_sums.total / w}};
+    // The checkpoint first: a crash between the two loses a metrics line, never writes one
+    // twice for the same epoch.
+    last_checkpoint_ = WriteCheckpoint(train_dir_, trainer_->SaveState(), state_, logger_);
+    AppendMetrics(train_dir_, line);
+    logger_.Info(StrCat("epoch ", state_.epochs, " done: ", line.dump()));
+    WriteSnapshot(o_, *trainer_, state_, last_checkpoint_, logger_);
+  }
+}
+
 bool TrainerLoop::TrainEpoch(const Decision& d) {
   EpochBatches batches(d.files, o_.batch_size, rank(), world(), d.seed, d.epoch);
   batches.Skip(d.skip, logger_);
@@ -525,36 +514,7 @@ bool TrainerLoop::TrainEpoch(const Decision& d) {
       KeepShufflesAlive(d.files);
     }
   }
-  state_.in_epoch = false;
-  state_.epoch_files.clear();
-  state_.epoch_steps_done = 0;
-  state_.epoch_steps = 0;
-  ++state_.epochs;
-  last_epoch_ = epoch_sums;
-  trainer_->SyncRunningStats();
-  if (rank0()) {
-    const double w = std::max(epoch_sums.weight, 1e-9);
-    json line{{"time_utc", UtcTimestampSeconds()},
-              {"epoch", state_.epochs},
-              {"samples", state_.samples},
-              {"rows", state_.total_rows},
-              {"steps", steps_this_run},
-              {"lr", LearningRate(o_, state_.samples)},
-              {"bucket", state_.bucket_level},
-              {"samples_per_second", samples_per_second_},
-              {"micro_batch", trainer_->micro_batch()},
-              {"loss_policy", epoch_sums.policy / w},
-              {"loss_value", epoch_sums.value / w},
-              {"loss_score", epoch_sums.score / w},
-              {"loss_ownership", epoch_sums.ownership / w},
-              {"loss_total", epoch_sums.total / w}};
-    // The checkpoint first: a crash between the two loses a metrics line, never writes one
-    // twice for the same epoch.
-    last_checkpoint_ = WriteCheckpoint(train_dir_, trainer_->SaveState(), state_, logger_);
-    AppendMetrics(train_dir_, line);
-    logger_.Info(StrCat("epoch ", state_.epochs, " done: ", line.dump()));
-    WriteSnapshot(o_, *trainer_, state_, last_checkpoint_, logger_);
-  }
+  FinishEpoch(epoch_sums, steps_this_run);
   return true;
 }
 
@@ -599,129 +559,10 @@ TrainerResult TrainerLoop::Run() {
 
 }  // namespace
 
-namespace {
-
-OptionTable<nn::TrainerOptions> NetOptionTable() {
-  using N = nn::TrainerOptions;
-  return OptionTable<N>()
-      .Choice("optimizer", &N::optimizer, {"sgd", "adamw"}, "optimizer")
-      .Double("momentum", &N::momentum, 0.0, 0.999, "SGD momentum")
-      .Double("weight_decay", &N::weight_decay, 0.0, 1.0,
-              "sgd: L2 per sample on weights; adamw: decoupled decay")
-      .Double("grad_clip_norm", &N::grad_clip_norm, 0, 1e12, "clip the gradient norm; 0 = off")
-      .String("device", &N::device,
-              "cpu, cuda or cuda:N (with several ranks, cuda = cuda:LOCAL_RANK)")
-      .Choice("precision", &N::precision, {"auto", "fp32", "bf16", "fp16"},
-              "fp32, bf16 or fp16 (CUDA) autocast; auto = bf16 on CPUs with native bf16 "
-              "(avx512_bf16 or AMX), else fp32")
-      .Bool("channels_last", &N::channels_last, "NHWC memory format for convolutions");
-}
-
-OptionTable<TrainerProgramOptions> TrainerOptionTable() {
-  using O = TrainerProgramOptions;
-  using N = nn::TrainerOptions;
-  return OptionTable<O>()
-      .String("output_dir", &O::base_dir,
-              "base directory (required): reads shuffleddata/, writes train/")
-      .String("training_name", &O::training_name,
-              "name of this training run (required): train/<name>/")
-      .String("run_name", &O::run_name,
-              "prefix of snapshot names <run>-<training>-s<samples>-d<rows>")
-      .String("model_kind", &O::model_kind, "net architecture b{blocks}c{channels}")
-      .Int("pos_len", &O::pos_len, 2, 19, "board edge of the training data and the net")
-      .String("initial_model", &O::initial_model,
-              "model directory to start from when there is no checkpoint")
-      .Int("batch_size", &O::batch_size, 1, 1 << 20, "global batch (all ranks together)")
-      .Nested(&O::net, OptionTable<N>().Int(
-                           "micro_batch", &N::micro_batch, 0, 1 << 20,
-                           "largest batch one forward pass takes per rank (gradients "
-                           "accumulate); 0 = the rank's whole share; halved automatically on "
-                           "out-of-memory"))
-      .Int("samples_per_epoch", &O::samples_per_epoch, 1, int64_t{1} << 40,
-           "samples per epoch (an epoch is a fixed sample count, as in KataGo)")
-      .Double("max_train_bucket_per_new_data", &O::max_train_bucket_per_new_data, 0, 1e9,
-              "bucket credit per new data row; 0 disables the bucket")
-      .Double("max_train_bucket_size", &O::max_train_bucket_size, 0, 1e30,
-              "cap of the train bucket (samples)")
-      .Bool("stop_when_train_bucket_limited", &O::stop_when_train_bucket_limited,
-            "exit 0 when the bucket cannot pay for an epoch (instead of waiting)")
-      .Bool("quit_if_no_data", &O::quit_if_no_data,
-            "exit 0 when there is no shuffle or no unused file")
-      .Bool("no_repeat_files", &O::no_repeat_files,
-            "never train on the same shuffled file twice (keyed by content, kept across "
-            "restarts)")
-      .Int("max_epochs_this_instance", &O::max_epochs_this_instance, 0, int64_t{1} << 40,
-           "exit after this many epochs; 0 = no limit")
-      .Int("max_steps_this_instance", &O::max_steps_this_instance, 0, int64_t{1} << 40,
-           "stop after this many steps, checkpointing the epoch in progress; 0 = no limit")
-      .Double("lr_scale", &O::lr_scale, 0.0, 1e6, "multiplies the per-sample learning rate 3e-5")
-      .Int("warmup_samples", &O::warmup_samples, 0, int64_t{1} << 50,
-           "learning-rate warm-up length (KataGo's steps from 1/20 to 1)")
-      .Nested(&O::net, NetOptionTable())
-      .Int("threads", &O::threads, 0, 1024,
-           "torch intra-op threads on a CPU; 0 = the machine's cores over its ranks")
-      .Choice("export_mode", &O::export_mode, {"main", "extra", "trainonly"},
-              "snapshots into torchmodels_toexport/ (main), torchmodels_toexport_extra/ "
-              "(extra) or none (trainonly)")
-      .Int("seed", &O::seed, 0, kMaxSeed, "run seed (fresh runs only); 0 draws one")
-      .String("rendezvous_file", &O::rendezvous_file,
-              "c10d file store for several ranks (fresh path per launch); empty: "
-              "MASTER_ADDR/MASTER_PORT")
-      .WholeSeconds("poll_seconds", &O::poll_interval, 0, 86400,
-                    "seconds between looks for new data when waiting")
-      .Seconds("progress_seconds", &O::progress_interval, 0.1, 86400,
-               "seconds between progress lines")
-      .Seconds("heartbeat_seconds", &O::heartbeat_interval, 0.1, 3600.0,
-               "how often status/ is refreshed")
-      .Nested(&O::net, OptionTable<N>().Int(
-                           "simulate_oom_above", &N::simulate_oom_above, 0, 1 << 20,
-                           "testing: a micro-batch above this fails as if out of memory (0 = "
-                           "off)"));
-}
-
-}  // namespace
-
-nn::TrainerOptions DefaultNetOptions() {
-  nn::TrainerOptions net;
-  net.precision = "auto";
-  return net;
-}
-
-void DeclareTrainerOptions(ConfigSpec& spec) {
-  TrainerOptionTable().Declare(spec);
-  DeclareLogLevelOption(spec);
-}
-
-TrainerProgramOptions TrainerOptionsFromConfig(const Config& config) {
-  TrainerProgramOptions o;
-  TrainerOptionTable().Read(config, &o);
-  o.config_values = config.Values();
-  RequireBaseDir(o.base_dir);
-  if (o.training_name.empty() || o.training_name.find('/') != std::string::npos ||
-      o.training_name.find(".tmp") != std::string::npos) {
-    throw ConfigError("training_name must be set to a plain name (got '" + o.training_name + "')");
-  }
-  if (o.run_name.empty() || o.run_name.find('/') != std::string::npos) {
-    throw ConfigError("run_name must be a plain name (got '" + o.run_name + "')");
-  }
-  nn::ModelConfig check;
-  nn::ParseArchitecture(o.model_kind, &check);
-  o.net.intra_op_threads = o.threads;
-  return o;
-}
-
-double LearningRate(const TrainerProgramOptions& options, int64_t samples) {
-  return kBaseLearningRate * options.lr_scale * WarmupFactor(samples, options.warmup_samples);
-}
-
 TrainerResult RunTrainer(const TrainerProgramOptions& options, Logger& logger,
                          const StopToken& stop) {
   TrainerLoop loop(options, logger, stop);
   return loop.Run();
-}
-
-int CpuTrainThreads(unsigned cores, int local_world_size) {
-  return std::max(1, static_cast<int>(cores) / std::max(1, local_world_size));
 }
 
 }  // namespace tengen::pipeline
