@@ -13,6 +13,7 @@
 #include "pipeline/base_dir.h"
 #include "status/status_format.h"
 #include "util/error.h"
+#include "util/option_table.h"
 #include "util/publish.h"
 #include "util/text.h"
 
@@ -259,36 +260,41 @@ void AddWarnings(RunStatus& s) {
 
 }  // namespace
 
-void DeclareStatusOptions(ConfigSpec& spec) {
-  const StatusOptions d;
-  spec.String("base_dir", "", "the run's base directory (or give it as the argument)");
-  spec.Double("stale_seconds", d.stale_seconds, 1, 1e9,
-              "a heartbeat older than this many seconds is stale (programs beat every few s)");
-  spec.Double("no_data_minutes", d.no_data_minutes, 0, 1e9,
-              "warn when the newest selfplay shard is older than this (0: never)");
-  spec.Double("min_free_gb", d.min_free_gb, 0, 1e9,
-              "warn when the base directory's filesystem has less free space (GB, 1e9 bytes)");
-  spec.Double("min_free_percent", d.min_free_percent, 0, 100,
-              "warn when less than this share of the filesystem is free");
-  spec.Int("rising_loss_epochs", d.rising_loss_epochs, 0, 1000,
-           "warn when loss_total rose strictly over this many epochs in a row (0 or 1: never)");
-  spec.Double("forget_hours", d.forget_hours, 0.001, 1e9,
-              "heartbeats older than this are counted, not listed");
-  spec.Bool("count_rows", d.count_rows,
-            "count the rows of every shard (npy headers; false: only count files)");
-  spec.String("ladder", "", "Elo ladder file (\"\": <base>/ladder/ladder.json)");
+namespace {
+
+// base_dir is read by BaseDirFromArguments (it may come as the argument instead).
+OptionTable<StatusOptions> StatusOptionTable() {
+  using O = StatusOptions;
+  return OptionTable<O>()
+      .Custom(
+          [](ConfigSpec& spec, const O&) {
+            spec.String("base_dir", "", "the run's base directory (or give it as the argument)");
+          },
+          {})
+      .Double("stale_seconds", &O::stale_seconds, 1, 1e9,
+              "a heartbeat older than this many seconds is stale (programs beat every few s)")
+      .Double("no_data_minutes", &O::no_data_minutes, 0, 1e9,
+              "warn when the newest selfplay shard is older than this (0: never)")
+      .Double("min_free_gb", &O::min_free_gb, 0, 1e9,
+              "warn when the base directory's filesystem has less free space (GB, 1e9 bytes)")
+      .Double("min_free_percent", &O::min_free_percent, 0, 100,
+              "warn when less than this share of the filesystem is free")
+      .Int("rising_loss_epochs", &O::rising_loss_epochs, 0, 1000,
+           "warn when loss_total rose strictly over this many epochs in a row (0 or 1: never)")
+      .Double("forget_hours", &O::forget_hours, 0.001, 1e9,
+              "heartbeats older than this are counted, not listed")
+      .Bool("count_rows", &O::count_rows,
+            "count the rows of every shard (npy headers; false: only count files)")
+      .String("ladder", &O::ladder_file, "Elo ladder file (\"\": <base>/ladder/ladder.json)");
 }
+
+}  // namespace
+
+void DeclareStatusOptions(ConfigSpec& spec) { StatusOptionTable().Declare(spec); }
 
 StatusOptions StatusOptionsFromConfig(const Config& config) {
   StatusOptions o;
-  o.stale_seconds = config.GetDouble("stale_seconds");
-  o.no_data_minutes = config.GetDouble("no_data_minutes");
-  o.min_free_gb = config.GetDouble("min_free_gb");
-  o.min_free_percent = config.GetDouble("min_free_percent");
-  o.rising_loss_epochs = static_cast<int>(config.GetInt("rising_loss_epochs"));
-  o.forget_hours = config.GetDouble("forget_hours");
-  o.count_rows = config.GetBool("count_rows");
-  o.ladder_file = config.GetString("ladder");
+  StatusOptionTable().Read(config, &o);
   return o;
 }
 
