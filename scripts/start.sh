@@ -38,7 +38,8 @@
 # Files: BASE/run/ID.pid, ID = PROGRAM-HOST-N (trainer: trainer-TRAINING-HOST-N), N the
 # smallest free number; key=value lines: pid, supervisor, host, program, training_name,
 # output, started_utc, command, and slurm_job inside a SLURM job (SLURM_JOB_ID; pid files of
-# the same job never refuse a start: the trainer's other ranks, or a requeued job's remains).
+# the same job never refuse a start: the trainer's other ranks, or a requeued job's remains),
+# rank for a trainer started with RANK set.
 # BASE/logs/PROGRAM/nohup-ID.out: the program's stdout and stderr (its own log is
 # BASE/logs/PROGRAM/HOST-PID.log), a line when it starts and one with its exit status when it
 # ends. The pid file is removed when the program exits.
@@ -48,7 +49,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/lib.sh"
 
-usage() { sed -n '2,46p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,47p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 die() { echo "start.sh: $*" >&2; exit 1; }
 
 force=0
@@ -192,6 +193,7 @@ body=$run_dir/.tmp.$id.$$
     "$training_name" "$out" "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   printf 'command=%s\n' "${command[*]}"
   [[ -z ${SLURM_JOB_ID:-} ]] || printf 'slurm_job=%s\n' "$SLURM_JOB_ID"
+  [[ $program != trainer || -z ${RANK:-} ]] || printf 'rank=%s\n' "$RANK"
 } > "$body"
 printf '=== %s start.sh: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "${command[*]}" >> "$out"
 

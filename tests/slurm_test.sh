@@ -3,8 +3,9 @@
 # installs): the test writes a one-node slurm.conf (8 CPUs on this machine, cons_tres,
 # proctrack/linuxproc, its own ports, state and spool under a temporary directory), starts
 # munged, slurmctld and slurmd itself, and submits the five programs with
-# scripts/slurm/submit.sh (selfplay as a job array of 2 tasks, the trainer through srun) with
-# the tiny settings of tests/loop_lib.sh. Checks:
+# scripts/slurm/submit.sh (selfplay as a job array of 2 tasks, the trainer as 2 CPU ranks
+# through srun, rank, world size and master from SLURM) with the tiny settings of
+# tests/loop_lib.sh. Checks:
 #  - sbatch options for GPUs and several nodes (submit.sh --dry-run; not run here);
 #  - the loop accepts a model; the trainer's job is then requeued mid-epoch
 #    (scontrol requeue: SIGTERM to every process of the job): its trainer exits 0 after a
@@ -200,7 +201,7 @@ echo "SLURM up: slurmctld on port $port, node $node with 8 CPUs"
 tiny_trainer+=(--set max_train_bucket_size=1e15 --set samples_per_epoch=640)
 per_row=4
 samples_per_epoch=640
-submit_args=(--partition tengen --selfplay-tasks 2)
+submit_args=(--partition tengen --selfplay-tasks 2 --trainer-ranks 2)
 for program in selfplay shuffler trainer exporter gatekeeper; do
   declare -n tiny=tiny_$program
   for arg in "${tiny[@]}"; do submit_args+=("--$program-arg" "$arg"); done
@@ -231,7 +232,8 @@ echo "$(($(now) - started)) s: first accepted model $(newest_model)"
 check_all "the first model"
 
 # --- the trainer's job requeued mid-epoch -------------------------------------------------------
-trainer_pid_file() { ls "$base"/run/trainer-tiny-*.pid 2> /dev/null | head -n 1; }
+# The pid file of the trainer's rank 0 (the one that writes checkpoints and logs resuming).
+trainer_pid_file() { grep -l '^rank=0$' "$base"/run/trainer-tiny-*.pid 2> /dev/null | head -n 1; }
 has_trainer_pid_file() { [[ -n $(trainer_pid_file) ]]; }
 wait_for 30 "the trainer's pid file" has_trainer_pid_file
 pid_file=$(trainer_pid_file)
@@ -239,13 +241,16 @@ old_pid=$(field pid "$pid_file")
 [[ $(field slurm_job "$pid_file") == "$trainer_job" ]] ||
   fail "the trainer's pid file $pid_file does not name job $trainer_job: $(cat "$pid_file")"
 old_log=$base/logs/trainer/$host-$old_pid.log
+# The two ranks met through MASTER_ADDR/MASTER_PORT (a process group of 2).
+grep -q "joining rank 0 of 2" "$old_log" && grep -q "process group up" "$old_log" ||
+  fail "the trainer's rank 0 did not join a process group of 2 (log $old_log)"
 # Mid-epoch: at a seeded random moment shortly after the trainer logs the start of an epoch
 # ("epoch N: S steps of ..."); the checkpoint it writes on the way out says in_epoch 1.
 epochs_started() { grep -c "epoch [0-9]*: [0-9]* steps of" "$old_log" 2> /dev/null || true; }
 before=$(epochs_started)
 epoch_started() { (($(epochs_started) > before)); }
 RANDOM=${TENGEN_SLURM_SEED:-15}
-delay=$(awk -v ms=$((RANDOM % 300)) 'BEGIN { printf "%.3f", ms / 1000 }')
+delay=$(awk -v ms=$((RANDOM % 150)) 'BEGIN { printf "%.3f", ms / 1000 }')
 deadline=$(($(now) + 120))
 until epoch_started; do
   (($(now) < deadline)) || fail "timed out after 120 s waiting for the trainer to start an epoch"
@@ -286,8 +291,11 @@ check_all "the requeued trainer's first checkpoint"
 [[ $(scontrol show job "$trainer_job") == *"Restarts=1"* ]] || fail "job $trainer_job was not restarted once: $(scontrol show job "$trainer_job")"
 grep -q "job $trainer_job, restart 1, " "$base/logs/slurm/tengen-trainer-$trainer_job.out" ||
   fail "the job output does not show the restart (SLURM_RESTART_COUNT)"
-grep -q "trainer rank 0 of 1 (local 0 of 1) on .*, master $node:" "$base/logs/slurm/tengen-trainer-$trainer_job.out" ||
-  fail "the trainer's rank did not come from SLURM's environment"
+for rank in 0 1; do
+  grep -q "trainer rank $rank of 2 (local $rank of 2) on .*, master $node:" "$base/logs/slurm/tengen-trainer-$trainer_job.out" ||
+    fail "the trainer's rank $rank did not get its place from SLURM's environment"
+done
+(($(ls "$base"/run/trainer-tiny-*.pid | wc -l) == 2)) || fail "not one pid file per trainer rank: $(ls "$base/run")"
 echo "$(($(now) - started)) s: the requeued trainer resumed from $ckpt and went on"
 
 # --- the time limit's SIGINT to the batch shell (--signal=B:INT), sent by hand -------------------
@@ -302,8 +310,8 @@ wait_for 10 "the exit status of trainer pid $int_pid" status_recorded_of "$int_p
 status=$(exit_status_of trainer "$int_pid")
 [[ $status == 0 ]] || fail "trainer pid $int_pid exited with status $status after the SIGINT"
 out_file=$base/logs/slurm/tengen-trainer-$trainer_job.out
-grep -q "slurm/job.sh: requeueing job $trainer_job to go on after its time limit" "$out_file" ||
-  fail "job.sh did not requeue job $trainer_job after the SIGINT ($out_file)"
+requeued_itself() { grep -q "slurm/job.sh: requeueing job $trainer_job to go on after its time limit" "$out_file"; }
+wait_for 30 "job.sh to requeue job $trainer_job after the SIGINT ($out_file)" requeued_itself
 check_all "the SIGINT to the trainer's batch shell"
 ckpt=$(newest_checkpoint)
 [[ $ckpt != "$ckpt_before_int" ]] || fail "the trainer wrote no checkpoint on the SIGINT"
@@ -357,7 +365,7 @@ done
 started_count=$(cat "$base"/logs/*/nohup-*.out | grep -c "start.sh: /" || true)
 ended_count=$(cat "$base"/logs/*/nohup-*.out | grep -c "exited with status 0$" || true)
 ((started_count == ended_count)) || fail "$started_count programs started but $ended_count exited with status 0"
-((started_count == 8)) || fail "expected 8 program starts (2 selfplay, the trainer 3 times, 3 services), got $started_count"
+((started_count == 11)) || fail "expected 11 program starts (2 selfplay, 2 trainer ranks 3 times, 3 services), got $started_count"
 compgen -G "$base/run/*.pid" > /dev/null && fail "pid files left after scancel: $(ls "$base/run")"
 check_all "scancel"
 echo "SLURM: $models models, trainer requeued and resumed from $ckpt, all stopped cleanly in $(($(now) - started)) s: OK"
