@@ -3,7 +3,8 @@
 # directory, with its own output file and pid file: the asynchronous setup of
 # docs/OPERATIONS.md ("Running the programs asynchronously"). scripts/stop_all.sh stops them.
 #
-#   scripts/start.sh [--force] [--check-seconds S] PROGRAM BASE [program options...]
+#   scripts/start.sh [--force] [--check-seconds S] [--foreground [--no-pass-sigint]]
+#                    PROGRAM BASE [program options...]
 #
 #   PROGRAM  selfplay, shuffler, trainer, exporter or gatekeeper
 #   BASE     the base directory (created when missing); on several machines, the same path on
@@ -16,6 +17,12 @@
 #   --force            start even when a single-instance program seems to run already
 #   --check-seconds S  how long to watch the new process before reporting it started
 #                      (default 1); a program that dies in that time is an error
+#   --foreground       for batch schedulers (scripts/slurm/job.sh): the same start, then wait
+#                      until the program ends and exit with its status. A SIGINT to start.sh
+#                      is passed on to the program once (lib.sh interrupt); SIGTERM is not
+#                      (a scheduler sends it to every process of the job, the program included)
+#   --no-pass-sigint   with --foreground: do not pass SIGINT on either (the program gets it
+#                      itself, as srun's tasks do)
 #
 # Any number of selfplay processes may run; the shuffler, exporter and gatekeeper run once per
 # base directory, the trainer once per training name: start.sh refuses to start a second one
@@ -30,22 +37,31 @@
 #              TENGEN_CONFIGS  directory of the PROGRAM.cfg files (default: configs/)
 # Files: BASE/run/ID.pid, ID = PROGRAM-HOST-N (trainer: trainer-TRAINING-HOST-N), N the
 # smallest free number; key=value lines: pid, supervisor, host, program, training_name,
-# output, started_utc, command. BASE/logs/PROGRAM/nohup-ID.out: the program's stdout and
-# stderr (its own log is BASE/logs/PROGRAM/HOST-PID.log), a line when it starts and one with
-# its exit status when it ends. The pid file is removed when the program exits.
-# Exit status: 0 started; 1 refused, or the program failed at once; 2 usage.
+# output, started_utc, command, and slurm_job inside a SLURM job (SLURM_JOB_ID; pid files of
+# the same job never refuse a start: the trainer's other ranks, or a requeued job's remains),
+# rank for a trainer started with RANK set.
+# BASE/logs/PROGRAM/nohup-ID.out: the program's stdout and stderr (its own log is
+# BASE/logs/PROGRAM/HOST-PID.log), a line when it starts and one with its exit status when it
+# ends. The pid file is removed when the program exits.
+# Exit status: 0 started; 1 refused, or the program failed at once; 2 usage. With
+# --foreground: the program's exit status once it ends (1 refused, 2 usage as above).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/lib.sh"
 
-usage() { sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,47p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 die() { echo "start.sh: $*" >&2; exit 1; }
 
 force=0
 check_seconds=1
+foreground=0
+pass_sigint=1
+original_args=("$@")
 while (($#)); do
   case $1 in
     --force) force=1; shift ;;
+    --foreground) foreground=1; shift ;;
+    --no-pass-sigint) pass_sigint=0; shift ;;
     --check-seconds)
       (($# >= 2)) || usage
       check_seconds=$2; shift 2 ;;
@@ -55,6 +71,10 @@ while (($#)); do
   esac
 done
 (($# >= 2)) || usage
+# Waiting in the foreground, start.sh passes a SIGINT on: it must be able to trap one.
+if ((foreground && pass_sigint)); then
+  sigint_at_default "$root/scripts/start.sh" "${original_args[@]}"
+fi
 program=$1
 base=$2
 shift 2
@@ -140,15 +160,19 @@ shopt -s nullglob
 for file in "$run_dir/$key"-*.pid; do
   file_host=$(field host "$file")
   file_pid=$(field pid "$file")
+  # A pid file of this SLURM job: another rank of the same trainer, or what this job left
+  # before SLURM requeued it (SLURM ends a job's processes before it starts the job again).
+  same_job=0
+  [[ -n ${SLURM_JOB_ID:-} && $(field slurm_job "$file") == "$SLURM_JOB_ID" ]] && same_job=1
   if [[ $file_host == "$host" ]]; then
     if alive "$file_pid" "$program"; then
-      if [[ $program != selfplay ]] && ((!force)); then
+      if [[ $program != selfplay ]] && ((!force && !same_job)); then
         die "tengen-$program${training_name:+ (training $training_name)} runs already on $host as pid $file_pid ($file); stop it with scripts/stop_all.sh $base $program, or pass --force"
       fi
     elif ! alive "$(field supervisor "$file")" "$program" 2> /dev/null; then
       rm -f "$file"
     fi
-  elif [[ $program != selfplay ]] && ((!force)); then
+  elif [[ $program != selfplay ]] && ((!force && !same_job)); then
     beat=$base/status/$program-$file_host-$file_pid.json
     if [[ -f $beat ]] && ! grep -q '"state": "stopped"' "$beat" &&
        (($(date +%s) - $(stat -c %Y "$beat") < 120)); then
@@ -168,6 +192,8 @@ body=$run_dir/.tmp.$id.$$
   printf 'host=%s\nprogram=%s\ntraining_name=%s\noutput=%s\nstarted_utc=%s\n' "$host" "$program" \
     "$training_name" "$out" "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   printf 'command=%s\n' "${command[*]}"
+  [[ -z ${SLURM_JOB_ID:-} ]] || printf 'slurm_job=%s\n' "$SLURM_JOB_ID"
+  [[ $program != trainer || -z ${RANK:-} ]] || printf 'rank=%s\n' "$RANK"
 } > "$body"
 printf '=== %s start.sh: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "${command[*]}" >> "$out"
 
@@ -210,6 +236,29 @@ done
 [[ -f $pid_file ]] || { rm -f "$body"; die "tengen-$program did not start; see $out"; }
 pid=$(field pid "$pid_file")
 exec 9>&-
+
+if ((foreground)); then
+  # Waits for the supervisor (it records the exit status, then removes the pid file). A
+  # SIGINT is passed on once; SIGTERM reaches the program from the scheduler itself.
+  echo "start.sh: tengen-$program pid $pid runs on $host: pid file $pid_file, output $out" >&2
+  passed=0
+  on_sigint() {
+    ((pass_sigint && !passed)) || return 0
+    passed=1
+    echo "start.sh: SIGINT: passing it on to tengen-$program pid $pid" >&2
+    interrupt "$pid"
+  }
+  trap on_sigint INT
+  trap 'echo "start.sh: SIGTERM: tengen-$program pid $pid gets it from the scheduler; waiting" >&2' TERM
+  while kill -0 "$supervisor_pid" 2> /dev/null; do
+    wait "$supervisor_pid" 2> /dev/null || true
+  done
+  trap - INT TERM
+  status=$(sed -n "s/.*start.sh: tengen-$program pid $pid exited with status \\([0-9]*\\)$/\\1/p" "$out" | tail -1)
+  echo "start.sh: tengen-$program pid $pid exited with status ${status:-unknown} (output $out)" >&2
+  [[ $status =~ ^[0-9]+$ ]] || exit 1
+  exit "$status"
+fi
 
 # A program that fails at once (a bad option exits 2) is reported here.
 ticks=$(awk -v s="$check_seconds" 'BEGIN { print int(s * 10 + 0.5) }')

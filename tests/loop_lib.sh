@@ -1,8 +1,8 @@
 # shellcheck shell=bash disable=SC2154
-# Shared by loop_async_test.sh, loop_faults_test.sh and loop_interrupt_test.sh (sourced): the
-# tiny settings of loop_e2e_test.sh (7x7 board, b1c16 net, a few visits, small epochs, a
-# gatekeeper that plays 2 games and accepts any candidate) for the five programs running at
-# once, and helpers.
+# Shared by loop_async_test.sh, loop_faults_test.sh, loop_interrupt_test.sh and slurm_test.sh
+# (sourced): the tiny settings of loop_e2e_test.sh (7x7 board, b1c16 net, a few visits, small
+# epochs, a gatekeeper that plays 2 games and accepts any candidate) for the five programs
+# running at once, and helpers.
 # Expects: src (source dir), bin (program dir), work (scratch dir), base (base dir).
 
 export TENGEN_BIN=$bin
@@ -67,4 +67,55 @@ exit_status_of() {
 stop_leftovers() {
   [[ -d $base/run ]] || return 0
   bash "$src/scripts/stop_all.sh" --timeout 20 --kill "$base" > /dev/null 2>&1 || true
+}
+
+# check_all WHAT: every published file reads back (check_base_dir, with --seen so that every
+# checkpoint ever seen is kept in view), every trainer checkpoint satisfies
+#   bucket_level + samples_per_epoch x (epochs + in_epoch) - per_row x bucket_at_row = const
+# (rows credited once: a double credit raises it; needs a train bucket without a cap,
+# max_train_bucket_size=1e15, since the cap makes it non-linear), and models/ only grows.
+# Expects checker (check_base_dir), samples_per_epoch, per_row (as in tiny_trainer: 64, 4).
+invariant=""
+models_before=""
+check_all() {
+  local what=$1 states value line models
+  states=$("$checker" "$base" --seen "$work/seen" --ignore planted 2> "$work/check.err") ||
+    { cat "$work/check.err" >&2; fail "partial or corrupt published files after $what"; }
+  while read -r line; do
+    [[ -n $line ]] || continue
+    # state PATH samples epochs in_epoch bucket_level bucket_at_row total_rows
+    value=$(awk -v spe=$samples_per_epoch -v per=$per_row \
+      '{ printf "%.3f", $6 + spe * ($4 + $5) - per * $7 }' <<< "$line")
+    if [[ -z $invariant ]]; then
+      invariant=$value
+    elif [[ $value != "$invariant" ]]; then
+      fail "after $what: checkpoint credits differ ($line gives $value, earlier $invariant): rows credited twice?"
+    fi
+  done <<< "$states"
+  models=$(ls "$base/models" | { grep -v '\.tmp' || true; } | sort)
+  if [[ -n $models_before ]]; then
+    local missing
+    missing=$(comm -23 <(echo "$models_before") <(echo "$models"))
+    [[ -z $missing ]] || fail "after $what: accepted models lost from models/: $missing"
+  fi
+  models_before=$models
+}
+
+newest_checkpoint() {
+  { ls "$base/train/tiny/checkpoints" 2>/dev/null | grep '^ckpt-' | grep -v '\.tmp' | sort | tail -n 1; } || true
+}
+
+# expect_resume CKPT LOG: the trainer whose log is LOG resumes from checkpoint CKPT (a name in
+# train/tiny/checkpoints) and writes a checkpoint beyond CKPT's samples.
+expect_resume() {
+  local ckpt=$1 log=$2 samples
+  resumed() { grep -q "resuming from $base/train/tiny/checkpoints/$ckpt" "$log" 2>/dev/null; }
+  wait_for 60 "the trainer to resume from $ckpt (log $log)" resumed
+  samples=$((10#$(sed 's/^ckpt-\([0-9]*\)-.*/\1/' <<< "$ckpt")))
+  went_on() {
+    local newest
+    newest=$(newest_checkpoint)
+    [[ -n $newest && $newest != "$ckpt" ]] && ((10#$(sed 's/^ckpt-\([0-9]*\)-.*/\1/' <<< "$newest") > samples))
+  }
+  wait_for 60 "a checkpoint beyond $samples samples after the restart" went_on
 }

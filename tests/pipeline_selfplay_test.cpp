@@ -11,10 +11,12 @@
 #include <boost/filesystem.hpp>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "data/training_rows.h"
@@ -269,6 +271,72 @@ TEST_CASE("heartbeat: JSON escaping and numbers") {
   CHECK_FALSE(heartbeat.Beat(info));  // within the interval
   CHECK(heartbeat.Beat(info, /*force=*/true));
   CHECK(ReadFile(heartbeat.path()).find("\"games\": 3") != std::string::npos);
+}
+
+TEST_CASE("heartbeat: the SLURM job from the environment, no key without it") {
+  // Restores the three variables as they were (a test run inside a SLURM job has them).
+  struct SavedVariable {
+    std::string name;
+    std::optional<std::string> value;
+    explicit SavedVariable(std::string n) : name(std::move(n)) {
+      if (const char* v = std::getenv(name.c_str())) value = v;
+    }
+    ~SavedVariable() {
+      if (value) {
+        setenv(name.c_str(), value->c_str(), 1);
+      } else {
+        unsetenv(name.c_str());
+      }
+    }
+  };
+  const SavedVariable job("SLURM_JOB_ID"), array_job("SLURM_ARRAY_JOB_ID"),
+      array_task("SLURM_ARRAY_TASK_ID");
+  unsetenv("SLURM_JOB_ID");
+  unsetenv("SLURM_ARRAY_JOB_ID");
+  unsetenv("SLURM_ARRAY_TASK_ID");
+  CHECK(SlurmJobFromEnvironment().empty());
+  CHECK(SlurmJobName(SlurmJobFromEnvironment()) == "");
+  HeartbeatInfo info;
+  info.state = "training";
+  const std::string plain = HeartbeatJson("trainer", "h", 7, "T", info);
+  CHECK(plain ==
+        "{\"program\": \"trainer\", \"host\": \"h\", \"pid\": 7, \"time_utc\": \"T\", "
+        "\"state\": \"training\", \"texts\": {}, \"counters\": {}}\n");
+  CHECK(HeartbeatJson("trainer", "h", 7, "T", info, SlurmJobFromEnvironment()) == plain);
+
+  // A plain job: its id after the pid.
+  setenv("SLURM_JOB_ID", "4711", 1);
+  const SlurmJob plain_job = SlurmJobFromEnvironment();
+  CHECK(plain_job.job_id == "4711");
+  CHECK(plain_job.array_job_id.empty());
+  CHECK(SlurmJobName(plain_job) == "4711");
+  CHECK(HeartbeatJson("trainer", "h", 7, "T", info, plain_job) ==
+        "{\"program\": \"trainer\", \"host\": \"h\", \"pid\": 7, \"slurm\": {\"job_id\": "
+        "\"4711\"}, \"time_utc\": \"T\", \"state\": \"training\", \"texts\": {}, "
+        "\"counters\": {}}\n");
+  // An array variable without the other is not an array task.
+  setenv("SLURM_ARRAY_JOB_ID", "4700", 1);
+  CHECK(SlurmJobName(SlurmJobFromEnvironment()) == "4711");
+  // A task of a job array: named <array job>_<task>, as squeue does.
+  setenv("SLURM_ARRAY_TASK_ID", "3", 1);
+  const SlurmJob task = SlurmJobFromEnvironment();
+  CHECK(SlurmJobName(task) == "4700_3");
+  CHECK(HeartbeatJson("selfplay", "h", 8, "T", info, task)
+            .find("\"pid\": 8, \"slurm\": {\"job_id\": \"4711\", \"array_job_id\": \"4700\", "
+                  "\"array_task_id\": \"3\"}, \"time_utc\"") != std::string::npos);
+
+  // The Heartbeat reads the environment when it is made, and writes the job into its file.
+  testing::TempDir base;
+  Heartbeat in_job(StatusDir(base.path()), "selfplay", std::chrono::hours(1));
+  CHECK(in_job.Beat(info));
+  CHECK(ReadFile(in_job.path()).find("\"array_task_id\": \"3\"") != std::string::npos);
+  // SLURM_JOB_ID empty counts as unset.
+  setenv("SLURM_JOB_ID", "", 1);
+  CHECK(SlurmJobFromEnvironment().empty());
+  unsetenv("SLURM_JOB_ID");
+  Heartbeat outside(StatusDir(base.path()) + "/outside", "selfplay", std::chrono::hours(1));
+  CHECK(outside.Beat(info));
+  CHECK(ReadFile(outside.path()).find("slurm") == std::string::npos);
 }
 
 TEST_CASE("heartbeat: a failed write waits out the interval, a deleted directory is recreated") {

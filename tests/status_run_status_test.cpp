@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "data/training_rows.h"
+#include "pipeline/base_dir.h"
+#include "pipeline/heartbeat.h"
 #include "status/run_status.h"
 #include "status/scan.h"
 #include "status/status_format.h"
@@ -262,6 +264,72 @@ TEST_CASE("status: an empty or missing base directory and odd files do not crash
   CHECK(AnyContains(s.notes, "ladder"));
   CHECK(AnyContains(s.notes, "name-\xff\xfe.json skipped"));
   CHECK_NOTHROW(json::parse(StatusJson(s)));
+}
+
+TEST_CASE("status: SLURM job ids beside hosts and pids, only for processes that have one") {
+  TempDir dir;
+  const std::string base = dir.path();
+  pipeline::HeartbeatInfo info;
+  info.state = "playing";
+  const auto write = [&](const std::string& program, long pid, double age, const std::string& state,
+                         const pipeline::SlurmJob& job) {
+    info.state = state;
+    testing::WriteText(
+        pipeline::StatusDir(base) + "/" + program + "-hostS-" + std::to_string(pid) + ".json",
+        pipeline::HeartbeatJson(program, "hostS", pid, FormatUtc(NowSeconds() - age), info, job));
+  };
+  write("selfplay", 11, 5, "playing", {"4711", "4700", "3"});
+  write("trainer", 12, 4000, "training", {"4712", "", ""});  // stale: named in the warning
+  write("shuffler", 13, 5, "shuffling", {});
+  const RunStatus s = CollectStatus(base, Quiet(), NowSeconds());
+  REQUIRE(s.processes.size() == 3);
+  const ProcessStatus* selfplay = FindProcess(s, "selfplay", "hostS");
+  REQUIRE(selfplay != nullptr);
+  CHECK(selfplay->heartbeat.slurm.job_id == "4711");
+  CHECK(selfplay->heartbeat.slurm.array_job_id == "4700");
+  CHECK(selfplay->heartbeat.slurm.array_task_id == "3");
+  CHECK(FindProcess(s, "shuffler", "hostS")->heartbeat.slurm.empty());
+  CHECK(CountWarnings(s, "stale: trainer on hostS (pid 12, SLURM job 4712)") == 1);
+
+  const std::string text = FormatStatus(s);
+  CHECK(text.find("  selfplay on hostS pid 11 (SLURM job 4700_3): alive, 'playing'") !=
+        std::string::npos);
+  CHECK(text.find("  trainer on hostS pid 12 (SLURM job 4712): STALE") != std::string::npos);
+  CHECK(text.find("  shuffler on hostS pid 13: alive, 'shuffling'") != std::string::npos);
+
+  const json j = json::parse(StatusJson(s));
+  int checked = 0;
+  for (const json& p : j["processes"]) {
+    if (p["program"] == "selfplay") {
+      CHECK(p["slurm"] == json{{"job_id", "4711"},
+                               {"name", "4700_3"},
+                               {"array_job_id", "4700"},
+                               {"array_task_id", "3"}});
+      ++checked;
+    } else if (p["program"] == "trainer") {
+      CHECK(p["slurm"] == json{{"job_id", "4712"}, {"name", "4712"}});
+      ++checked;
+    } else if (p["program"] == "shuffler") {
+      CHECK_FALSE(p.contains("slurm"));
+      ++checked;
+    }
+  }
+  CHECK(checked == 3);
+
+  // A "slurm" object that is not one (a string, no job_id) is ignored, not fatal.
+  testing::WriteText(pipeline::StatusDir(base) + "/exporter-hostS-14.json",
+                     "{\"program\": \"exporter\", \"host\": \"hostS\", \"pid\": 14, "
+                     "\"slurm\": \"4713\", \"time_utc\": \"" +
+                         FormatUtc(NowSeconds()) + "\", \"state\": \"waiting\"}\n");
+  testing::WriteText(pipeline::StatusDir(base) + "/gatekeeper-hostS-15.json",
+                     "{\"program\": \"gatekeeper\", \"host\": \"hostS\", \"pid\": 15, "
+                     "\"slurm\": {\"array_job_id\": \"1\"}, \"time_utc\": \"" +
+                         FormatUtc(NowSeconds()) + "\", \"state\": \"waiting\"}\n");
+  const RunStatus odd = CollectStatus(base, Quiet(), NowSeconds());
+  REQUIRE(odd.processes.size() == 5);
+  CHECK(FindProcess(odd, "exporter", "hostS")->heartbeat.slurm.empty());
+  CHECK(FindProcess(odd, "gatekeeper", "hostS")->heartbeat.slurm.empty());
+  CHECK(FormatStatus(odd).find("  exporter on hostS pid 14: alive") != std::string::npos);
 }
 
 TEST_CASE("status: ParseUtc and FormatUtc") {

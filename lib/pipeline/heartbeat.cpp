@@ -41,19 +41,55 @@ std::string OneLine(const Json& value) {
   return out + "}";
 }
 
+// An environment variable's value, "" when unset.
+std::string Environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? "" : value;
+}
+
 }  // namespace
+
+SlurmJob SlurmJobFromEnvironment() {
+  SlurmJob job;
+  job.job_id = Environment("SLURM_JOB_ID");
+  if (job.job_id.empty()) return job;
+  const std::string array_job = Environment("SLURM_ARRAY_JOB_ID");
+  const std::string array_task = Environment("SLURM_ARRAY_TASK_ID");
+  if (!array_job.empty() && !array_task.empty()) {
+    job.array_job_id = array_job;
+    job.array_task_id = array_task;
+  }
+  return job;
+}
+
+std::string SlurmJobName(const SlurmJob& job) {
+  if (job.empty()) return "";
+  if (!job.array_job_id.empty()) return job.array_job_id + "_" + job.array_task_id;
+  return job.job_id;
+}
 
 std::string JsonNumber(double value) { return CounterJson(value).dump(); }
 
 std::string HeartbeatJson(const std::string& program, const std::string& host, long pid,
-                          const std::string& time_utc, const HeartbeatInfo& info) {
+                          const std::string& time_utc, const HeartbeatInfo& info,
+                          const SlurmJob& slurm) {
   Json texts = Json::object();
   for (const auto& [key, text] : info.texts) texts[key] = text;
   Json counters = Json::object();
   for (const auto& [key, value] : info.counters) counters[key] = CounterJson(value);
-  const Json json = {{"program", program},   {"host", host},        {"pid", pid},
-                     {"time_utc", time_utc}, {"state", info.state}, {"texts", texts},
-                     {"counters", counters}};
+  Json json = {{"program", program}, {"host", host}, {"pid", pid}};
+  if (!slurm.empty()) {
+    Json job = {{"job_id", slurm.job_id}};
+    if (!slurm.array_job_id.empty()) {
+      job["array_job_id"] = slurm.array_job_id;
+      job["array_task_id"] = slurm.array_task_id;
+    }
+    json["slurm"] = job;
+  }
+  json["time_utc"] = time_utc;
+  json["state"] = info.state;
+  json["texts"] = texts;
+  json["counters"] = counters;
   return OneLine(json) + "\n";
 }
 
@@ -62,6 +98,7 @@ Heartbeat::Heartbeat(std::string status_dir, std::string program,
     : status_dir_(std::move(status_dir)),
       program_(std::move(program)),
       path_(status_dir_ + "/" + program_ + "-" + HostPid() + ".json"),
+      slurm_(SlurmJobFromEnvironment()),
       interval_(interval) {}
 
 bool Heartbeat::Beat(const HeartbeatInfo& info, bool force) {
@@ -71,8 +108,8 @@ bool Heartbeat::Beat(const HeartbeatInfo& info, bool force) {
   // disk full) is retried once per interval, not on every call.
   attempted_ = true;
   last_ = now;
-  const std::string json =
-      HeartbeatJson(program_, HostName(), static_cast<long>(getpid()), UtcTimestamp(), info);
+  const std::string json = HeartbeatJson(program_, HostName(), static_cast<long>(getpid()),
+                                         UtcTimestamp(), info, slurm_);
   if (!directory_ok_) EnsureDirectory(status_dir_);
   directory_ok_ = true;
   try {

@@ -8,6 +8,11 @@
 //    "state": "playing", "texts": {"model": "random"},
 //    "counters": {"games": 12, "rows": 340, "games_per_hour": 1800.5}}
 //
+// A process that runs in a SLURM job (SLURM_JOB_ID in its environment) also names the job,
+// after "pid": "slurm": {"job_id": "1234"}, and for a task of a job array
+// "slurm": {"job_id": "1234", "array_job_id": "1230", "array_task_id": "4"}. Without
+// SLURM_JOB_ID there is no "slurm" key.
+//
 // texts and counters are the caller's key -> value pairs in the caller's order; a counter that
 // is not finite is written as null. The file of a process that ended stays, with the last
 // state the program gave (e.g. "stopped"), so that a status tool can tell ended from hung
@@ -23,6 +28,19 @@
 #include <vector>
 
 namespace tengen::pipeline {
+
+// The SLURM job of this process, from the variables slurmstepd sets: SLURM_JOB_ID, and for a
+// task of a job array SLURM_ARRAY_JOB_ID and SLURM_ARRAY_TASK_ID. All empty outside SLURM.
+struct SlurmJob {
+  std::string job_id, array_job_id, array_task_id;
+  bool empty() const { return job_id.empty(); }
+};
+// The job of the calling process's environment (an empty SlurmJob when SLURM_JOB_ID is unset
+// or empty; the array fields only when both array variables are set).
+SlurmJob SlurmJobFromEnvironment();
+// The name squeue and scancel take: "<array job>_<task>" for a task of a job array, else the
+// job id; "" for an empty SlurmJob.
+std::string SlurmJobName(const SlurmJob& job);
 
 struct HeartbeatInfo {
   std::string state;                                       // "playing", "stopping", ...
@@ -48,15 +66,17 @@ class Heartbeat {
   std::string status_dir_;
   std::string program_;
   std::string path_;
+  SlurmJob slurm_;  // read once, at construction
   std::chrono::milliseconds interval_;
   bool attempted_ = false;     // a Beat has tried to write
   bool directory_ok_ = false;  // status_dir_ was created and no write has failed since
   std::chrono::steady_clock::time_point last_;  // the last attempt
 };
 
-// The JSON text of a heartbeat (exposed for tests).
+// The JSON text of a heartbeat (exposed for tests); `slurm` adds the "slurm" key when not empty.
 std::string HeartbeatJson(const std::string& program, const std::string& host, long pid,
-                          const std::string& time_utc, const HeartbeatInfo& info);
+                          const std::string& time_utc, const HeartbeatInfo& info,
+                          const SlurmJob& slurm = {});
 // A counter as the heartbeat writes it: integers without a fraction, others rounded to 6
 // significant digits; NaN and infinities as null.
 std::string JsonNumber(double value);

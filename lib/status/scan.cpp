@@ -302,6 +302,15 @@ std::vector<HeartbeatRecord> ReadHeartbeats(const std::string& status_dir,
     r.state = Text(*j, "state");
     r.time_utc = Text(*j, "time_utc");
     r.pid = static_cast<long>(Integer(*j, "pid"));
+    if (const auto slurm = j->find("slurm"); slurm != j->end() && slurm->is_object()) {
+      r.slurm.job_id = Text(*slurm, "job_id");
+      if (!r.slurm.job_id.empty()) {
+        r.slurm.array_job_id = Text(*slurm, "array_job_id");
+        r.slurm.array_task_id = Text(*slurm, "array_task_id");
+        if (r.slurm.array_job_id.empty() || r.slurm.array_task_id.empty())
+          r.slurm.array_job_id = r.slurm.array_task_id = "";
+      }
+    }
     const std::optional<double> time = ParseUtc(r.time_utc);
     if (r.program.empty() || !time) {
       limiter.Add("heartbeat " + path +

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "pipeline/heartbeat.h"
+
 namespace tengen::status {
 
 constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
@@ -34,7 +36,8 @@ struct HeartbeatRecord {
   std::string file;  // path
   std::string program, host, state, time_utc;
   long pid = 0;
-  double time = 0;  // time_utc parsed
+  pipeline::SlurmJob slurm;  // its "slurm" object; empty outside SLURM
+  double time = 0;           // time_utc parsed
   std::vector<std::pair<std::string, std::string>> texts;
   std::vector<std::pair<std::string, double>> counters;  // null -> NaN
 

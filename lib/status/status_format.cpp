@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "pipeline/base_dir.h"
+#include "pipeline/heartbeat.h"
 #include "pipeline/json_text.h"
 #include "util/text.h"
 
@@ -87,8 +88,13 @@ std::string Ago(double now, double then) {
   return FormatDuration(std::max(0.0, age)) + " ago";
 }
 
+// ", SLURM job 1230_4" (pipeline::SlurmJobName), or "" outside SLURM.
+std::string SlurmSuffix(const HeartbeatRecord& h) {
+  return h.slurm.empty() ? "" : ", SLURM job " + pipeline::SlurmJobName(h.slurm);
+}
+
 std::string Who(const HeartbeatRecord& h) {
-  return StrCat(h.program, " on ", h.host, " (pid ", h.pid, ")");
+  return StrCat(h.program, " on ", h.host, " (pid ", h.pid, SlurmSuffix(h), ")");
 }
 
 namespace {
@@ -133,8 +139,9 @@ void WriteProcesses(std::ostream& out, const RunStatus& s) {
     if (condition != "alive") {
       for (char& c : condition) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     }
-    out << "  " << h.program << " on " << h.host << " pid " << h.pid << ": " << condition << ", '"
-        << h.state << "', heartbeat " << Ago(s.now, h.time);
+    out << "  " << h.program << " on " << h.host << " pid " << h.pid;
+    if (!h.slurm.empty()) out << " (SLURM job " << pipeline::SlurmJobName(h.slurm) << ")";
+    out << ": " << condition << ", '" << h.state << "', heartbeat " << Ago(s.now, h.time);
     if (p.condition == "ended" && ended_count[h.program] > 1)
       out << " (newest of " << ended_count[h.program] << " ended)";
     out << "\n";
@@ -311,16 +318,20 @@ json ProcessesJson(const RunStatus& s) {
     for (const auto& [key, value] : h.texts) texts[key] = value;
     json counters = json::object();
     for (const auto& [key, value] : h.counters) counters[key] = NumberOrNull(value);
-    processes.push_back({{"program", h.program},
-                         {"host", h.host},
-                         {"pid", h.pid},
-                         {"file", h.file},
-                         {"time_utc", h.time_utc},
-                         {"age_seconds", p.age_seconds},
-                         {"condition", p.condition},
-                         {"state", h.state},
-                         {"texts", texts},
-                         {"counters", counters}});
+    json process = {
+        {"program", h.program},     {"host", h.host},         {"pid", h.pid},
+        {"file", h.file},           {"time_utc", h.time_utc}, {"age_seconds", p.age_seconds},
+        {"condition", p.condition}, {"state", h.state},       {"texts", texts},
+        {"counters", counters}};
+    if (!h.slurm.empty()) {
+      json job = {{"job_id", h.slurm.job_id}, {"name", pipeline::SlurmJobName(h.slurm)}};
+      if (!h.slurm.array_job_id.empty()) {
+        job["array_job_id"] = h.slurm.array_job_id;
+        job["array_task_id"] = h.slurm.array_task_id;
+      }
+      process["slurm"] = job;
+    }
+    processes.push_back(process);
   }
   return processes;
 }
