@@ -49,36 +49,6 @@ launch() {  # launch SLOT: starts the program of SLOT (selfplay1 -> selfplay) an
 slots=(selfplay1 selfplay2 shuffler trainer exporter gatekeeper)
 for slot in "${slots[@]}"; do launch "$slot"; done
 
-# The trainer's checkpoint invariant, over every checkpoint ever seen.
-invariant=""
-models_before=""
-check_all() {
-  local what=$1 states value line models
-  states=$("$checker" "$base" --seen "$work/seen" --ignore planted 2> "$work/check.err") ||
-    { cat "$work/check.err" >&2; fail "partial or corrupt published files after $what"; }
-  while read -r line; do
-    [[ -n $line ]] || continue
-    # state PATH samples epochs in_epoch bucket_level bucket_at_row total_rows
-    value=$(awk -v spe=$samples_per_epoch -v per=$per_row \
-      '{ printf "%.3f", $6 + spe * ($4 + $5) - per * $7 }' <<< "$line")
-    if [[ -z $invariant ]]; then
-      invariant=$value
-    elif [[ $value != "$invariant" ]]; then
-      fail "after $what: checkpoint credits differ ($line gives $value, earlier $invariant): rows credited twice?"
-    fi
-  done <<< "$states"
-  models=$(ls "$base/models" | { grep -v '\.tmp' || true; } | sort)
-  if [[ -n $models_before ]]; then
-    local missing
-    missing=$(comm -23 <(echo "$models_before") <(echo "$models"))
-    [[ -z $missing ]] || fail "after $what: accepted models lost from models/: $missing"
-  fi
-  models_before=$models
-}
-
-newest_checkpoint() {
-  { ls "$base/train/tiny/checkpoints" 2>/dev/null | grep '^ckpt-' | grep -v '\.tmp' | sort | tail -n 1; } || true
-}
 log_of() { echo "$base/logs/$1/$host-$2.log"; }
 has_log() { [[ -f $(log_of "$1" "$2") ]]; }
 has_snapshot() { (($(count "$base/torchmodels_toexport" -mindepth 1 -maxdepth 1) > 0)); }
@@ -150,14 +120,7 @@ for event in "${selected[@]}"; do
 done
 
 # The loop still produces the next model.
-last=$(newest_model)
-last_samples=$(sed 's/.*-s\([0-9]*\)-d[0-9]*$/\1/' <<< "$last")
-newer_model() {
-  local model
-  model=$(newest_model)
-  (($(sed 's/.*-s\([0-9]*\)-d[0-9]*$/\1/' <<< "$model") > last_samples))
-}
-wait_for 90 "a model newer than $last after the kills" newer_model
+wait_newer_model 90 "the kills"
 echo "$(($(now) - phase_start)) s: after the kills the loop accepted $(newest_model)"
 
 stop_out=$(bash "$src/scripts/stop_all.sh" --timeout 60 "$base" 2>&1) ||
