@@ -33,9 +33,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Selfplay gives up when the shards that could not be published hold more than this many
+// Selfplay pauses play while the shards that could not be published hold more than this many
 // times max_rows_per_file rows.
 constexpr int64_t kMaxFailedShards = 4;
+// Failed shards are retried at least this often (sooner when max_shard_age_seconds is less).
+constexpr std::chrono::seconds kMaxRetryInterval{30};
 
 double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -51,8 +53,8 @@ struct PublishCounters {
 // called by the game threads, PublishIfOld by the monitor; the slow part (compressing and
 // writing) runs outside the lock. A shard that cannot be published (disk full, directory
 // gone) is kept, with the stem it was given, and published again before the next shard (or
-// by PublishIfOld once max_age has passed since the failure); once the kept shards hold more
-// than max_failed_rows rows, publishing throws Error.
+// by PublishIfOld once retry_interval has passed since the failure); the runner pauses play
+// while the kept shards hold more than max_failed_rows rows (over_limit()).
 class ShardSink {
  public:
   ShardSink(const std::string& base_dir, std::string model, data::RowShape shape, int first_target,
@@ -96,15 +98,15 @@ class ShardSink {
   }
 
   // Publishes the partial shard when its oldest game finished max_age ago or more, and retries
-  // the shards that failed once max_age has passed since the last failure.
-  void PublishIfOld(Clock::duration max_age) {
+  // the shards that failed once retry_interval has passed since the last failure.
+  void PublishIfOld(Clock::duration max_age, Clock::duration retry_interval) {
     std::vector<Ready> ready;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       const auto now = Clock::now();
       const bool partial_due =
           (writer_.rows() > 0 || !sgf_text_.empty()) && now - pending_since_ >= max_age;
-      const bool retry_due = !failed_.empty() && now - last_failure_ >= max_age;
+      const bool retry_due = !failed_.empty() && now - last_failure_ >= retry_interval;
       if (!partial_due && !retry_due) return;
       if (partial_due) ready.push_back(TakeLocked());
     }
@@ -130,6 +132,11 @@ class ShardSink {
   bool has_failed() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return !failed_.empty();
+  }
+  // The kept shards hold more than max_failed_rows rows: play should wait.
+  bool over_limit() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return failed_rows_ > max_failed_rows_;
   }
   const std::string& model() const { return model_; }
   // The target of the shard being filled (the next sink continues with it).
@@ -176,10 +183,6 @@ class ShardSink {
     failed_rows_ = 0;
     for (const Ready& shard : failed_) failed_rows_ += shard.writer->rows();
     last_failure_ = Clock::now();
-    if (failed_rows_ > max_failed_rows_)
-      throw Error("cannot publish the shards of model " + model_ + ": " +
-                  std::to_string(failed_rows_) + " rows unpublished (more than " +
-                  std::to_string(max_failed_rows_) + "), giving up");
   }
 
   // SGFs first, so that every published shard's games can be looked up. False (after a
@@ -268,7 +271,8 @@ class SelfplayRunner {
   // new or nothing new loads.
   std::vector<std::unique_ptr<nn::Evaluator>> CheckForNewModel(const std::string& current);
   // Publishes partial shards that are too old and retries failed publications, for the
-  // current sink and the sinks of past models that still hold unpublished shards.
+  // current sink and the sinks of past models that still hold unpublished shards; pauses or
+  // resumes play (paused_) as the unpublished rows go over or back under the limit.
   void PublishOldShards(Epoch& epoch);
   // At the end: one last try for the past models' unpublished shards; returns what could not
   // be published ("N rows of <model>, ..."), empty when all went out.
@@ -285,6 +289,8 @@ class SelfplayRunner {
   Clock::time_point start_ = Clock::now();
   Clock::time_point last_log_ = Clock::now();
   std::atomic<bool> failed_{false};
+  // Set by the monitor while the unpublished rows exceed the limit: no game starts.
+  std::atomic<bool> paused_{false};
   std::mutex failure_mutex_;
   std::string failure_;
   std::atomic<int64_t> games_started_{0};
@@ -333,7 +339,13 @@ void SelfplayRunner::GameThread(Epoch& epoch, nn::BatchingServer& server, uint64
     } client_guard{server};
     const Player player{&leaf, server.model_name()};
     const auto stop = [this] { return StopNow(); };
-    while (!StopNow() && !epoch.retire.load() && ClaimGame()) {
+    while (!StopNow() && !epoch.retire.load()) {
+      // Too many rows could not be published: wait for the monitor's retries to succeed.
+      if (paused_.load()) {
+        std::this_thread::sleep_for(kMonitorTick);
+        continue;
+      }
+      if (!ClaimGame()) break;
       FinishedGame game;
       if (!PlayGame(options_.game, player, player, seeds_.NextSeed(), stop, &game)) {
         ++games_dropped_;
@@ -429,11 +441,29 @@ std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::CheckForNewModel(
 void SelfplayRunner::PublishOldShards(Epoch& epoch) {
   const auto max_age = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(options_.max_shard_age_seconds));
-  epoch.sink->PublishIfOld(max_age);
-  for (const auto& sink : unpublished_) sink->PublishIfOld(max_age);
+  const auto retry_interval = std::min<Clock::duration>(max_age, kMaxRetryInterval);
+  epoch.sink->PublishIfOld(max_age, retry_interval);
+  for (const auto& sink : unpublished_) sink->PublishIfOld(max_age, retry_interval);
   unpublished_.erase(std::remove_if(unpublished_.begin(), unpublished_.end(),
                                     [](const auto& sink) { return !sink->has_failed(); }),
                      unpublished_.end());
+  bool over = epoch.sink->over_limit();
+  for (const auto& sink : unpublished_) over = over || sink->over_limit();
+  if (over != paused_.load()) {
+    const int64_t rows = UnpublishedRows(&epoch);
+    if (over) {
+      logger_.Warning("pausing play: " + std::to_string(rows) +
+                      " rows could not be published (more than " +
+                      std::to_string(kMaxFailedShards * options_.max_rows_per_file) +
+                      ", see the warnings above); retrying every " +
+                      FormatFixed(std::chrono::duration<double>(retry_interval).count(), 1) +
+                      " s, play resumes once they are published");
+    } else {
+      logger_.Info("publishing works again: resuming play (" + std::to_string(rows) +
+                   " rows still unpublished)");
+    }
+    paused_ = over;
+  }
 }
 
 std::string SelfplayRunner::FlushUnpublished() {
@@ -601,7 +631,11 @@ SelfplayStats SelfplayRunner::Run() {
       while (epoch.running.load() > 0) {
         std::this_thread::sleep_for(kMonitorTick);
         if (StopNow()) continue;
-        Report(epoch, epoch.retire ? "switching model" : "playing", false);
+        Report(epoch,
+               paused_.load()        ? "paused: cannot publish"
+               : epoch.retire.load() ? "switching model"
+                                     : "playing",
+               false);
         PublishOldShards(epoch);
         if (loading.valid() &&
             loading.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
