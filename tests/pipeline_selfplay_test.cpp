@@ -269,6 +269,26 @@ TEST_CASE("heartbeat: JSON escaping and numbers") {
   CHECK_FALSE(heartbeat.Beat(info));  // within the interval
   CHECK(heartbeat.Beat(info, /*force=*/true));
   CHECK(ReadFile(heartbeat.path()).find("\"games\": 3") != std::string::npos);
+  CHECK(ReadFile(heartbeat.path()).size() == kHeartbeatFileBytes);
+}
+
+TEST_CASE("heartbeat: every version of a heartbeat file has the same size") {
+  // A reader with a stale attribute cache (sshfs) reads as many bytes as the old version had.
+  const std::string short_json = "{\"state\": \"x\"}\n";
+  const std::string long_json = "{\"state\": \"" + std::string(300, 'y') + "\"}\n";
+  const std::string a = PadHeartbeat(short_json);
+  const std::string b = PadHeartbeat(long_json);
+  CHECK(a.size() == kHeartbeatFileBytes);
+  CHECK(b.size() == kHeartbeatFileBytes);
+  CHECK(a.substr(0, short_json.size() - 1) == short_json.substr(0, short_json.size() - 1));
+  CHECK(a.back() == '\n');
+  CHECK(a.find_first_not_of(' ', short_json.size() - 1) == a.size() - 1);  // spaces, then \n
+  // Still one line of JSON, and a longer one takes the next multiple.
+  CHECK(std::count(b.begin(), b.end(), '\n') == 1);
+  const std::string huge = PadHeartbeat("{\"x\": \"" + std::string(5000, 'z') + "\"}\n");
+  CHECK(huge.size() == 2 * kHeartbeatFileBytes);
+  CHECK(PadHeartbeat(std::string(kHeartbeatFileBytes - 1, 'q') + "\n").size() ==
+        kHeartbeatFileBytes);
 }
 
 TEST_CASE("heartbeat: a failed write waits out the interval, a deleted directory is recreated") {

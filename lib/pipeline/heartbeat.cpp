@@ -45,6 +45,15 @@ std::string OneLine(const Json& value) {
 
 std::string JsonNumber(double value) { return CounterJson(value).dump(); }
 
+std::string PadHeartbeat(std::string json) {
+  if (!json.empty() && json.back() == '\n') json.pop_back();
+  const size_t size = json.size() + 1;
+  const size_t padded =
+      (size + kHeartbeatFileBytes - 1) / kHeartbeatFileBytes * kHeartbeatFileBytes;
+  json.append(padded - size, ' ');
+  return json + "\n";
+}
+
 std::string HeartbeatJson(const std::string& program, const std::string& host, long pid,
                           const std::string& time_utc, const HeartbeatInfo& info) {
   Json texts = Json::object();
@@ -71,8 +80,8 @@ bool Heartbeat::Beat(const HeartbeatInfo& info, bool force) {
   // disk full) is retried once per interval, not on every call.
   attempted_ = true;
   last_ = now;
-  const std::string json =
-      HeartbeatJson(program_, HostName(), static_cast<long>(getpid()), UtcTimestamp(), info);
+  const std::string json = PadHeartbeat(
+      HeartbeatJson(program_, HostName(), static_cast<long>(getpid()), UtcTimestamp(), info));
   if (!directory_ok_) EnsureDirectory(status_dir_);
   directory_ok_ = true;
   try {
