@@ -29,10 +29,14 @@
 #   netfs_kill_host HOST       kill -9 of every process on HOST (programs, supervisors,
 #                              sshfs, sshd): a crashed machine; netfs_boot HOST brings it back
 #   netfs_mount_reader NAME OPTIONS   another sshfs mount of BASE on the file server
-#                              (its own cache options), at $work/NAME; prints the path
+#                              (its own cache options), at $work/reader-NAME; prints the path
 # Needs: iproute2, openssh-server, openssh-client, sshfs (scripts/test.sh installs them).
 
-netfs_skip() { echo "SKIPPED: the network-filesystem tests need $*" >&2; exit 77; }
+netfs_skip() {
+  echo "SKIPPED: the network-filesystem tests need $*" >&2
+  ((netfs_torn_down)) || [[ -z ${work:-} || -n ${KEEP:-} ]] || rm -rf "$work"
+  exit 77
+}
 netfs_fail() { echo "FAIL: $*" >&2; exit 1; }
 
 netfs_require() {
