@@ -205,8 +205,8 @@ printf '=== %s start.sh: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "${command[*]}" 
 supervisor='
 set -m
 trap : INT TERM
-body=$1 pid_file=$2 program=$3
-shift 3
+body=$1 pid_file=$2 program=$3 out=$4
+shift 4
 "$@" &
 child=$!
 exec 2> /dev/null  # no job-control notices in the output; the program keeps its stderr
@@ -218,12 +218,14 @@ while :; do
   code=$?
   kill -0 "$child" 2> /dev/null || break
 done
+# Opened anew rather than through the inherited stdout: on a network filesystem that
+# reconnected since the start (sshfs), the old descriptor fails for good.
 printf "=== %s start.sh: tengen-%s pid %s exited with status %s\n" \
-  "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$program" "$child" "$code"
+  "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$program" "$child" "$code" >> "$out"
 grep -qx "pid=$child" "$pid_file" 2> /dev/null && rm -f "$pid_file"
 exit 0
 '
-nohup bash -c "$supervisor" start.sh-supervisor "$body" "$pid_file" "$program" "${command[@]}" \
+nohup bash -c "$supervisor" start.sh-supervisor "$body" "$pid_file" "$program" "$out" "${command[@]}" \
   >> "$out" 2>&1 < /dev/null 9>&- &
 supervisor_pid=$!
 

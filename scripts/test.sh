@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds (scripts/build.sh) and runs every test with ctest, printing the output of failures.
 # Installs the tools the tests drive (GNU Go for the GTP cross-check, numpy for the npz interop
-# test, an ssh server and client for the cluster test, SLURM and munge for the SLURM test,
-# chromium to render the HTML report) when missing.
+# test, an ssh server and client for the cluster test, sshfs and iproute2 for the
+# network-filesystem tests, SLURM and munge for the SLURM test, chromium to render the HTML
+# report) when missing.
 #
 #   scripts/test.sh [--fast] [--torch DIR] [ctest arguments...]     e.g. scripts/test.sh -R gtp
 #
@@ -31,7 +32,8 @@ while (($#)); do
   esac
 done
 
-ensure_packages gnugo python3-numpy openssh-server openssh-client slurm-wlm munge chromium
+ensure_packages gnugo python3-numpy openssh-server openssh-client sshfs iproute2 slurm-wlm \
+  munge chromium
 "$root/scripts/build.sh" "${build_args[@]}"
 cd "$build_dir"
 ctest --output-on-failure -j "${JOBS:-$(nproc)}" "${selection[@]}" "$@"

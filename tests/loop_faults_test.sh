@@ -111,14 +111,7 @@ for event in "${selected[@]}"; do
 done
 
 # The loop still produces the next model.
-last=$(newest_model)
-last_samples=$(sed 's/.*-s\([0-9]*\)-d[0-9]*$/\1/' <<< "$last")
-newer_model() {
-  local model
-  model=$(newest_model)
-  (($(sed 's/.*-s\([0-9]*\)-d[0-9]*$/\1/' <<< "$model") > last_samples))
-}
-wait_for 90 "a model newer than $last after the kills" newer_model
+wait_newer_model 90 "the kills"
 echo "$(($(now) - phase_start)) s: after the kills the loop accepted $(newest_model)"
 
 stop_out=$(bash "$src/scripts/stop_all.sh" --timeout 60 "$base" 2>&1) ||

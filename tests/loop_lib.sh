@@ -1,9 +1,10 @@
 # shellcheck shell=bash disable=SC2154
-# Shared by loop_async_test.sh, loop_faults_test.sh, loop_interrupt_test.sh and slurm_test.sh
-# (sourced): the tiny settings of loop_e2e_test.sh (7x7 board, b1c16 net, a few visits, small
-# epochs, a gatekeeper that plays 2 games and accepts any candidate) for the five programs
-# running at once, and helpers.
-# Expects: src (source dir), bin (program dir), work (scratch dir), base (base dir).
+# Shared by loop_async_test.sh, loop_faults_test.sh, loop_interrupt_test.sh, slurm_test.sh and
+# the network-filesystem tests (sourced): the tiny settings of loop_e2e_test.sh (7x7 board, b1c16
+# net, a few visits, small epochs, a gatekeeper that plays 2 games and accepts any candidate)
+# for the five programs running at once, helpers, and the fault tests' checks (check_all).
+# Expects: src (source dir), bin (program dir), work (scratch dir), base (base dir); for
+# check_all also checker (check_base_dir), per_row and samples_per_epoch (the trainer's).
 
 export TENGEN_BIN=$bin
 host=$(hostname 2>/dev/null || echo unknown)
@@ -69,12 +70,13 @@ stop_leftovers() {
   bash "$src/scripts/stop_all.sh" --timeout 20 --kill "$base" > /dev/null 2>&1 || true
 }
 
-# check_all WHAT: every published file reads back (check_base_dir, with --seen so that every
-# checkpoint ever seen is kept in view), every trainer checkpoint satisfies
+# --- the fault tests' checks ---------------------------------------------------------------
+# check_all WHAT: after a fault (WHAT names it in failures), every published file reads back
+# with the project's readers (check_base_dir: nothing partial or corrupt under a final name);
+# models/ only grows; every trainer checkpoint ever seen satisfies
 #   bucket_level + samples_per_epoch x (epochs + in_epoch) - per_row x bucket_at_row = const
-# (rows credited once: a double credit raises it; needs a train bucket without a cap,
-# max_train_bucket_size=1e15, since the cap makes it non-linear), and models/ only grows.
-# Expects checker (check_base_dir), samples_per_epoch, per_row (as in tiny_trainer: 64, 4).
+# (rows credited once: a double credit raises it; needs max_train_bucket_size=1e15, which
+# keeps the credit linear).
 invariant=""
 models_before=""
 check_all() {
@@ -84,7 +86,7 @@ check_all() {
   while read -r line; do
     [[ -n $line ]] || continue
     # state PATH samples epochs in_epoch bucket_level bucket_at_row total_rows
-    value=$(awk -v spe=$samples_per_epoch -v per=$per_row \
+    value=$(awk -v spe="$samples_per_epoch" -v per="$per_row" \
       '{ printf "%.3f", $6 + spe * ($4 + $5) - per * $7 }' <<< "$line")
     if [[ -z $invariant ]]; then
       invariant=$value
@@ -118,4 +120,21 @@ expect_resume() {
     [[ -n $newest && $newest != "$ckpt" ]] && ((10#$(sed 's/^ckpt-\([0-9]*\)-.*/\1/' <<< "$newest") > samples))
   }
   wait_for 60 "a checkpoint beyond $samples samples after the restart" went_on
+}
+
+samples_of() { sed 's/.*-s\([0-9]*\)-d[0-9]*$/\1/' <<< "$1"; }  # samples_of MODEL_NAME
+
+# wait_newer_model SECONDS WHAT: the loop goes on: a model with more samples than the newest
+# one now is accepted within SECONDS (WHAT names the fault in the failure).
+wait_newer_model() {
+  local seconds=$1 what=$2 last
+  last=$(newest_model)
+  newer_than_last() {
+    local model
+    model=$(newest_model)
+    [[ -n $model ]] && (($(samples_of "$model") > ${last_samples:-0}))
+  }
+  last_samples=$(samples_of "$last")
+  [[ -n $last ]] || last_samples=-1
+  wait_for "$seconds" "a model newer than ${last:-none} after $what" newer_than_last
 }

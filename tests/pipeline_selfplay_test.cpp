@@ -271,6 +271,26 @@ TEST_CASE("heartbeat: JSON escaping and numbers") {
   CHECK_FALSE(heartbeat.Beat(info));  // within the interval
   CHECK(heartbeat.Beat(info, /*force=*/true));
   CHECK(ReadFile(heartbeat.path()).find("\"games\": 3") != std::string::npos);
+  CHECK(ReadFile(heartbeat.path()).size() == kHeartbeatFileBytes);
+}
+
+TEST_CASE("heartbeat: every version of a heartbeat file has the same size") {
+  // A reader with a stale attribute cache (sshfs) reads as many bytes as the old version had.
+  const std::string short_json = "{\"state\": \"x\"}\n";
+  const std::string long_json = "{\"state\": \"" + std::string(300, 'y') + "\"}\n";
+  const std::string a = PadHeartbeat(short_json);
+  const std::string b = PadHeartbeat(long_json);
+  CHECK(a.size() == kHeartbeatFileBytes);
+  CHECK(b.size() == kHeartbeatFileBytes);
+  CHECK(a.substr(0, short_json.size() - 1) == short_json.substr(0, short_json.size() - 1));
+  CHECK(a.back() == '\n');
+  CHECK(a.find_first_not_of(' ', short_json.size() - 1) == a.size() - 1);  // spaces, then \n
+  // Still one line of JSON, and a longer one takes the next multiple.
+  CHECK(std::count(b.begin(), b.end(), '\n') == 1);
+  const std::string huge = PadHeartbeat("{\"x\": \"" + std::string(5000, 'z') + "\"}\n");
+  CHECK(huge.size() == 2 * kHeartbeatFileBytes);
+  CHECK(PadHeartbeat(std::string(kHeartbeatFileBytes - 1, 'q') + "\n").size() ==
+        kHeartbeatFileBytes);
 }
 
 TEST_CASE("heartbeat: the SLURM job from the environment, no key without it") {
@@ -770,22 +790,61 @@ TEST_CASE("selfplay: a shard that cannot be published is kept and published late
   if (has_rows) CHECK(fs::exists(tdata + "/" + stem + ".npz"));
 }
 
-TEST_CASE("selfplay: too many unpublished rows stop the run with an error") {
+TEST_CASE("selfplay: too many unpublished rows pause play until publishing works again") {
   testing::TempDir base;
   SelfplayOptions options = SmallOptions(base.path());
-  options.max_rows_per_file = 2;  // gives up beyond 8 unpublished rows
+  options.max_rows_per_file = 2;  // pauses beyond 8 unpublished rows
+  options.max_shard_age_seconds = 0.02;
+  options.heartbeat_interval = std::chrono::milliseconds(10);
+  // A file where tdata/ should be: every .npz fails, as on a full disk or a lost server.
   const std::string tdata = TdataDir(base.path(), "random");
+  const std::string sgfs = SgfsDir(base.path(), "random");
   EnsureDirectory(SelfplayModelDir(base.path(), "random"));
   std::ofstream(tdata) << "not a directory";
-  Logger logger(LogLevel::kError, /*to_stderr=*/false);
-  std::atomic<bool> stop{false};
-  try {
-    RunSelfplay(options, logger, StopToken(&stop));
-    FAIL("RunSelfplay returned");
-  } catch (const Error& e) {
-    INFO(e.what());
-    CHECK(std::string(e.what()).find("rows unpublished (more than 8)") != std::string::npos);
-  }
+  Logger logger(LogLevel::kInfo, /*to_stderr=*/false);
+  const std::string log_path = base / "selfplay.log";
+  logger.OpenFile(log_path);
+  BackgroundSelfplay runner(options, logger);
+  REQUIRE(WaitFor([&] { return ReadFile(log_path).find("pausing play: ") != std::string::npos; }));
+  // Paused: the heartbeat says so, and once the games in flight are over no game finishes.
+  const std::string status_dir = StatusDir(base.path());
+  const auto heartbeat = [&] {
+    const std::vector<std::string> beats = FilesWith(status_dir, ".json");
+    return beats.empty() ? std::string() : ReadFile(beats.front());
+  };
+  CHECK(
+      WaitFor([&] { return heartbeat().find("\"paused: cannot publish\"") != std::string::npos; }));
+  const auto finished_rows = [&] { return LastNumberAfter(ReadFile(log_path), "), rows "); };
+  const auto rows_in = [](const std::string& beat) {
+    const size_t at = beat.find("\"rows\": ");
+    return at == std::string::npos ? int64_t{-1} : std::stoll(beat.substr(at + 8));
+  };
+  // The games in flight finish (how long that takes depends on the machine's load); then the
+  // finished rows stay put: were play going on, they would grow until WaitFor gave up.
+  int64_t settled = -1;
+  REQUIRE(WaitFor([&] {
+    const int64_t before = rows_in(heartbeat());
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    settled = rows_in(heartbeat());
+    return before >= 0 && settled == before;
+  }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  const std::string after = heartbeat();
+  CHECK(rows_in(after) == settled);
+  CHECK(runner.error().empty());  // still running, not given up
+  // The directory is fixed: the kept shards go out and play resumes by itself.
+  fs::remove(tdata);
+  CHECK(WaitFor([&] {
+    return ReadFile(log_path).find("publishing works again: resuming play") != std::string::npos;
+  }));
+  CHECK(WaitFor([&] { return rows_in(heartbeat()) > rows_in(after) + 10; }));
+  const SelfplayStats stats = runner.Stop();
+  REQUIRE(runner.error().empty());
+  CHECK(!AnyTemporary(base.path()));
+  // Every finished row was published, those kept while paused included.
+  const int64_t rows = CheckRows(tdata, sgfs, options.max_rows_per_file, "random", 5);
+  CHECK(rows == stats.rows);
+  CHECK(finished_rows() == rows);
 }
 
 TEST_CASE("selfplay: a partial shard is published once older than max_shard_age_seconds") {

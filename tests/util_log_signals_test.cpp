@@ -1,6 +1,8 @@
 // The logger (thread-safe whole lines, UTC timestamps, levels, file output) and stop signals.
 #include <doctest/doctest.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,6 +71,89 @@ TEST_CASE("log: a log file that cannot be opened is an IoError naming it") {
   } catch (const IoError& e) {
     CHECK(std::string(e.what()).find(blocker) != std::string::npos);
   }
+}
+
+// A file size limit makes write(2) fail as a full disk does (EFBIG instead of ENOSPC) while
+// this process runs; restored, the file takes writes again.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(off_t bytes) {
+    getrlimit(RLIMIT_FSIZE, &old_);
+    old_handler_ = signal(SIGXFSZ, SIG_IGN);  // EFBIG rather than the signal
+    rlimit limit = old_;
+    limit.rlim_cur = static_cast<rlim_t>(bytes);
+    setrlimit(RLIMIT_FSIZE, &limit);
+  }
+  ~FileSizeLimit() {
+    setrlimit(RLIMIT_FSIZE, &old_);
+    signal(SIGXFSZ, old_handler_);
+  }
+
+ private:
+  rlimit old_{};
+  sighandler_t old_handler_ = SIG_DFL;
+};
+
+off_t FileSize(const std::string& path) {
+  struct stat info {};
+  REQUIRE(stat(path.c_str(), &info) == 0);
+  return info.st_size;
+}
+
+TEST_CASE("log: lines the file cannot take (disk full) are kept and written late, with a warning") {
+  testing::TempDir dir;
+  const std::string path = dir / "test.log";
+  Logger logger(LogLevel::kInfo, /*to_stderr=*/false);
+  logger.OpenFile(path);
+  logger.Info("before");
+  const off_t size = FileSize(path);
+  {
+    FileSizeLimit full(size);
+    logger.Info("while full 1");
+    logger.Warning("while full 2");
+    CHECK(FileSize(path) == size);  // nothing got through
+  }
+  logger.Info("after");
+  const std::vector<std::string> lines = ReadLines(path);
+  REQUIRE(lines.size() == 5);
+  CHECK(lines[0].find(" INFO before") != std::string::npos);
+  CHECK(lines[1].find(" INFO while full 1") != std::string::npos);
+  CHECK(lines[2].find(" WARNING while full 2") != std::string::npos);
+  CHECK(lines[3].find(" INFO after") != std::string::npos);
+  // The warning names the file, when writing failed and why; nothing was lost.
+  CHECK(lines[4].find(" WARNING log file '" + path + "' could not be written from " +
+                      lines[1].substr(0, lines[1].find(' ')) + " (File too large)") !=
+        std::string::npos);
+  CHECK(lines[4].find("lost") == std::string::npos);
+  // The file keeps working afterwards.
+  logger.Info("later");
+  CHECK(ReadLines(path).size() == 6);
+}
+
+TEST_CASE("log: beyond kMaxPendingLogBytes kept back, the oldest lines are dropped and counted") {
+  testing::TempDir dir;
+  const std::string path = dir / "test.log";
+  Logger logger(LogLevel::kInfo, /*to_stderr=*/false);
+  logger.OpenFile(path);
+  logger.Info("before");
+  const std::string padding(100, 'p');
+  const int lines_while_full = static_cast<int>(2 * kMaxPendingLogBytes / padding.size());
+  {
+    FileSizeLimit full(FileSize(path));
+    for (int i = 0; i < lines_while_full; ++i) logger.Info("line " + std::to_string(i) + padding);
+  }
+  logger.Info("after");
+  const std::vector<std::string> lines = ReadLines(path);
+  REQUIRE(lines.size() > 3);
+  CHECK(lines[0].find(" INFO before") != std::string::npos);
+  // The newest lines made it, the oldest did not; the warning counts the lost ones.
+  CHECK(lines[lines.size() - 3].find(" INFO line " + std::to_string(lines_while_full - 1)) !=
+        std::string::npos);
+  CHECK(lines[1].find(" INFO line 0" + padding) == std::string::npos);
+  const long kept = static_cast<long>(lines.size()) - 3;  // before, after, the warning
+  CHECK(lines.back().find(", " + std::to_string(lines_while_full - kept) + " lost") !=
+        std::string::npos);
+  CHECK(static_cast<size_t>(kept) * (padding.size() + 40) <= kMaxPendingLogBytes + 200);
 }
 
 TEST_CASE("signals: a StopToken follows its flag and wakes a sleeper") {

@@ -494,7 +494,22 @@ GatekeeperStats Gatekeeper::Run() {
   logger_.Info(StrCat("gatekeeper seed ", seeds_.seed(), ", watching ",
                       ModelsToBeTestedDir(options_.base_dir)));
   while (!stop_.stop_requested()) {
-    const Outcome outcome = TestOne();
+    Outcome outcome;
+    try {
+      outcome = TestOne();
+    } catch (const IoError& e) {
+      // A full disk or a network filesystem that lost its server: nothing was moved (a
+      // candidate leaves modelstobetested/ last), so it is tested again once files can be
+      // written; the records of an interrupted conclusion may be left without their match.
+      logger_.Error("cannot test " + (testing_.empty() ? std::string("the candidates") : testing_) +
+                    ": " + e.what() + "; trying again in " +
+                    std::to_string(options_.poll_interval.count()) + " ms");
+      testing_.clear();
+      Beat("cannot write: retrying", true, nullptr);
+      WaitUnlessStopped(stop_, options_.poll_interval,
+                        [this] { Beat("cannot write: retrying", false, nullptr); });
+      continue;
+    }
     if (outcome == Outcome::kStopped) break;
     if (outcome == Outcome::kDecided) continue;
     if (options_.quit_if_no_nets_to_test) {

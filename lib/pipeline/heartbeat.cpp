@@ -70,6 +70,15 @@ std::string SlurmJobName(const SlurmJob& job) {
 
 std::string JsonNumber(double value) { return CounterJson(value).dump(); }
 
+std::string PadHeartbeat(std::string json) {
+  if (!json.empty() && json.back() == '\n') json.pop_back();
+  const size_t size = json.size() + 1;
+  const size_t padded =
+      (size + kHeartbeatFileBytes - 1) / kHeartbeatFileBytes * kHeartbeatFileBytes;
+  json.append(padded - size, ' ');
+  return json + "\n";
+}
+
 std::string HeartbeatJson(const std::string& program, const std::string& host, long pid,
                           const std::string& time_utc, const HeartbeatInfo& info,
                           const SlurmJob& slurm) {
@@ -108,8 +117,8 @@ bool Heartbeat::Beat(const HeartbeatInfo& info, bool force) {
   // disk full) is retried once per interval, not on every call.
   attempted_ = true;
   last_ = now;
-  const std::string json = HeartbeatJson(program_, HostName(), static_cast<long>(getpid()),
-                                         UtcTimestamp(), info, slurm_);
+  const std::string json = PadHeartbeat(HeartbeatJson(
+      program_, HostName(), static_cast<long>(getpid()), UtcTimestamp(), info, slurm_));
   if (!directory_ok_) EnsureDirectory(status_dir_);
   directory_ok_ = true;
   try {

@@ -23,6 +23,7 @@
 // and written on one line with spaces after ':' and ',' as above (scripts read it with sed).
 
 #include <chrono>
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -80,5 +81,14 @@ std::string HeartbeatJson(const std::string& program, const std::string& host, l
 // A counter as the heartbeat writes it: integers without a fraction, others rounded to 6
 // significant digits; NaN and infinities as null.
 std::string JsonNumber(double value);
+
+// Heartbeat files are this many bytes (or a multiple, for a longer one).
+constexpr size_t kHeartbeatFileBytes = 4096;
+// `json` (one line ending in '\n') with spaces before its newline up to a multiple of
+// kHeartbeatFileBytes. A heartbeat is replaced under the same name every few seconds; a
+// reader on another host whose attribute cache still holds the old file's size (sshfs with
+// attr_timeout, FUSE) reads only that many bytes of the new one. With every version the same
+// size, it reads the whole of whichever it opens.
+std::string PadHeartbeat(std::string json);
 
 }  // namespace tengen::pipeline

@@ -35,9 +35,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Selfplay gives up when the shards that could not be published hold more than this many
+// Selfplay pauses play while the shards that could not be published hold more than this many
 // times max_rows_per_file rows.
 constexpr int64_t kMaxFailedShards = 4;
+// Failed shards are retried at least this often (sooner when max_shard_age_seconds is less).
+constexpr std::chrono::seconds kMaxRetryInterval{30};
 
 double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -86,7 +88,8 @@ class SelfplayRunner {
   // new or nothing new loads.
   std::vector<std::unique_ptr<nn::Evaluator>> CheckForNewModel(const std::string& current);
   // Publishes partial shards that are too old and retries failed publications, for the
-  // current sink and the sinks of past models that still hold unpublished shards.
+  // current sink and the sinks of past models that still hold unpublished shards; pauses or
+  // resumes play (paused_) as the unpublished rows go over or back under the limit.
   void PublishOldShards(Epoch& epoch);
   // At the end: one last try for the past models' unpublished shards; returns what could not
   // be published ("N rows of <model>, ..."), empty when all went out.
@@ -110,6 +113,8 @@ class SelfplayRunner {
   Clock::time_point start_ = Clock::now();
   Clock::time_point last_log_ = Clock::now();
   std::atomic<bool> failed_{false};
+  // Set by the monitor while the unpublished rows exceed the limit: no game starts.
+  std::atomic<bool> paused_{false};
   std::mutex failure_mutex_;
   std::string failure_;
   std::atomic<int64_t> games_started_{0};
@@ -158,7 +163,13 @@ void SelfplayRunner::GameThread(Epoch& epoch, nn::BatchingServer& server, uint64
     } client_guard{server};
     const Player player{&leaf, server.model_name()};
     const auto stop = [this] { return StopNow(); };
-    while (!StopNow() && !epoch.retire.load() && ClaimGame()) {
+    while (!StopNow() && !epoch.retire.load()) {
+      // Too many rows could not be published: wait for the monitor's retries to succeed.
+      if (paused_.load()) {
+        std::this_thread::sleep_for(kMonitorTick);
+        continue;
+      }
+      if (!ClaimGame()) break;
       FinishedGame game;
       if (!PlayGame(options_.game, player, player, seeds_.NextSeed(), stop, &game)) {
         ++games_dropped_;
@@ -252,11 +263,29 @@ std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::CheckForNewModel(
 void SelfplayRunner::PublishOldShards(Epoch& epoch) {
   const auto max_age = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(options_.max_shard_age_seconds));
-  epoch.sink->PublishIfOld(max_age);
-  for (const auto& sink : unpublished_) sink->PublishIfOld(max_age);
+  const auto retry_interval = std::min<Clock::duration>(max_age, kMaxRetryInterval);
+  epoch.sink->PublishIfOld(max_age, retry_interval);
+  for (const auto& sink : unpublished_) sink->PublishIfOld(max_age, retry_interval);
   unpublished_.erase(std::remove_if(unpublished_.begin(), unpublished_.end(),
                                     [](const auto& sink) { return !sink->has_failed(); }),
                      unpublished_.end());
+  bool over = epoch.sink->over_limit();
+  for (const auto& sink : unpublished_) over = over || sink->over_limit();
+  if (over != paused_.load()) {
+    const int64_t rows = UnpublishedRows(&epoch);
+    if (over) {
+      logger_.Warning("pausing play: " + std::to_string(rows) +
+                      " rows could not be published (more than " +
+                      std::to_string(kMaxFailedShards * options_.max_rows_per_file) +
+                      ", see the warnings above); retrying every " +
+                      FormatFixed(std::chrono::duration<double>(retry_interval).count(), 1) +
+                      " s, play resumes once they are published");
+    } else {
+      logger_.Info("publishing works again: resuming play (" + std::to_string(rows) +
+                   " rows still unpublished)");
+    }
+    paused_ = over;
+  }
 }
 
 std::string SelfplayRunner::FlushUnpublished() {
@@ -406,7 +435,11 @@ void SelfplayRunner::Monitor(Epoch& epoch,
   while (epoch.running.load() > 0) {
     std::this_thread::sleep_for(kMonitorTick);
     if (StopNow()) continue;
-    Report(epoch, epoch.retire ? "switching model" : "playing", false);
+    Report(epoch,
+           paused_.load()        ? "paused: cannot publish"
+           : epoch.retire.load() ? "switching model"
+                                 : "playing",
+           false);
     PublishOldShards(epoch);
     if (loading->valid() &&
         loading->wait_for(std::chrono::seconds(0)) == std::future_status::ready) {

@@ -28,11 +28,14 @@
 //
 // A shard that cannot be published (disk full, directory deleted) keeps its rows and SGFs and
 // its file stem; a warning is logged and it is published again, before anything newer, when the
-// next shard is ready or max_shard_age_seconds after the failure (whichever comes first; the
+// next shard is ready or after min(max_shard_age_seconds, 30 s) (whichever comes first; the
 // directories are created again each time). Play goes on; once the unpublished shards hold
-// more than 4 * max_rows_per_file rows, selfplay stops and RunSelfplay throws Error. Shards of
-// a previous model are retried the same way while the next one plays; on the way out each
-// gets one last try, and RunSelfplay throws Error naming the rows it could not publish.
+// more than 4 * max_rows_per_file rows, play pauses (the games in flight finish, no new game
+// starts; the heartbeat's state says "paused: cannot publish") while the retries go on, and
+// resumes by itself once they succeed: a full disk or a network filesystem that lost its
+// server for a while costs no rows and needs no restart. Shards of a previous model are
+// retried the same way while the next one plays; on the way out each gets one last try, and
+// RunSelfplay throws Error naming the rows it could not publish.
 //
 // Models. At start-up selfplay plays the newest model that loads (pipeline/model_registry.h):
 // a model that fails to load is logged and the next older one tried, down to the random net

@@ -51,14 +51,14 @@ void ShardSink::Add(const FinishedGame& game) {
   if (!ready.empty()) PublishWithFailed(std::move(ready));
 }
 
-void ShardSink::PublishIfOld(Clock::duration max_age) {
+void ShardSink::PublishIfOld(Clock::duration max_age, Clock::duration retry_interval) {
   std::vector<Ready> ready;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto now = Clock::now();
     const bool partial_due =
         (writer_.rows() > 0 || !sgf_text_.empty()) && now - pending_since_ >= max_age;
-    const bool retry_due = !failed_.empty() && now - last_failure_ >= max_age;
+    const bool retry_due = !failed_.empty() && now - last_failure_ >= retry_interval;
     if (!partial_due && !retry_due) return;
     if (partial_due) ready.push_back(TakeLocked());
   }
@@ -82,6 +82,11 @@ int64_t ShardSink::failed_rows() const {
 bool ShardSink::has_failed() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return !failed_.empty();
+}
+
+bool ShardSink::over_limit() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return failed_rows_ > max_failed_rows_;
 }
 
 int ShardSink::target() const {
@@ -117,9 +122,6 @@ void ShardSink::PublishWithFailed(std::vector<Ready> ready) {
   failed_rows_ = 0;
   for (const Ready& shard : failed_) failed_rows_ += shard.writer->rows();
   last_failure_ = Clock::now();
-  if (failed_rows_ > max_failed_rows_)
-    throw Error(StrCat("cannot publish the shards of model ", model_, ": ", failed_rows_,
-                       " rows unpublished (more than ", max_failed_rows_, "), giving up"));
 }
 
 bool ShardSink::Publish(Ready& shard) {

@@ -4,9 +4,9 @@
 // directory (pipeline/selfplay.h describes the files). Add is called by the game threads,
 // PublishIfOld by the monitor; the slow part (compressing and writing) runs outside the lock.
 // A shard that cannot be published (disk full, directory gone) is kept, with the stem it was
-// given, and published again before the next shard (or by PublishIfOld once max_age has passed
-// since the failure); once the kept shards hold more than max_failed_rows rows, publishing
-// throws Error.
+// given, and published again before the next shard (or by PublishIfOld once retry_interval
+// has passed since the failure); the runner pauses play while the kept shards hold more than
+// max_failed_rows rows (over_limit()).
 
 #include <atomic>
 #include <chrono>
@@ -38,8 +38,8 @@ class ShardSink {
 
   void Add(const FinishedGame& game);
   // Publishes the partial shard when its oldest game finished max_age ago or more, and retries
-  // the shards that failed once max_age has passed since the last failure.
-  void PublishIfOld(Clock::duration max_age);
+  // the shards that failed once retry_interval has passed since the last failure.
+  void PublishIfOld(Clock::duration max_age, Clock::duration retry_interval);
   // Publishes what is pending (an .sgfs alone when there are games but no rows), the shards
   // that failed before first. What fails again stays in failed_rows().
   void Flush();
@@ -47,6 +47,8 @@ class ShardSink {
   // Rows of the shards that could not be published yet.
   int64_t failed_rows() const;
   bool has_failed() const;
+  // The kept shards hold more than max_failed_rows rows: play should wait.
+  bool over_limit() const;
   const std::string& model() const { return model_; }
   // The target of the shard being filled (the next sink continues with it).
   int target() const;

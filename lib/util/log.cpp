@@ -1,7 +1,12 @@
 #include "util/log.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <boost/filesystem.hpp>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <iostream>
 
@@ -66,13 +71,61 @@ std::string FormatFixed(double value, int digits) {
 
 Logger::Logger(LogLevel min_level, bool to_stderr) : min_level_(min_level), to_stderr_(to_stderr) {}
 
+Logger::~Logger() {
+  if (fd_ >= 0) close(fd_);
+}
+
 void Logger::OpenFile(const std::string& path) {
   const boost::filesystem::path parent = boost::filesystem::path(path).parent_path();
   boost::system::error_code ec;
   if (!parent.empty()) boost::filesystem::create_directories(parent, ec);
+  const int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    throw IoError("cannot open log file '" + path + "': " + std::strerror(errno));
+  }
   std::lock_guard<std::mutex> lock(mutex_);
-  file_.open(path, std::ios::app);
-  if (!file_) throw IoError("cannot open log file '" + path + "'");
+  if (fd_ >= 0) close(fd_);
+  fd_ = fd;
+  path_ = path;
+}
+
+void Logger::WriteFileLocked(const std::string& line) {
+  pending_ += line;
+  // Too much kept back: drop the oldest whole lines.
+  while (pending_.size() > kMaxPendingLogBytes) {
+    const size_t end = pending_.find('\n');
+    pending_.erase(0, end == std::string::npos ? pending_.size() : end + 1);
+    ++dropped_lines_;
+  }
+  bool reopened = false;
+  while (!pending_.empty()) {
+    ssize_t written = -1;
+    errno = EBADF;  // no descriptor: the last reopen failed
+    if (fd_ >= 0) written = write(fd_, pending_.data(), pending_.size());
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) {
+      if (failing_since_.empty()) {
+        failing_since_ = line.substr(0, line.find(' '));  // the first line kept back
+        failure_ = written < 0 ? std::strerror(errno) : "nothing written";
+      }
+      // A descriptor can stay broken when the file is fine again: sshfs fails the files
+      // opened before it reconnected, NFS says ESTALE. Open the file again, once per line.
+      if (reopened) return;  // kept for the next line
+      reopened = true;
+      if (fd_ >= 0) close(fd_);
+      fd_ = open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+      continue;
+    }
+    pending_.erase(0, static_cast<size_t>(written));
+    // The file takes writes again: once everything kept back is out, say what happened.
+    if (pending_.empty() && !failing_since_.empty()) {
+      pending_ = UtcTimestamp() + " WARNING log file '" + path_ + "' could not be written from " +
+                 failing_since_ + " (" + failure_ + "): the lines since then were written late" +
+                 (dropped_lines_ > 0 ? ", " + std::to_string(dropped_lines_) + " lost" : "") + "\n";
+      failing_since_.clear();
+      dropped_lines_ = 0;
+    }
+  }
 }
 
 void Logger::Log(LogLevel level, const std::string& message) {
@@ -83,11 +136,11 @@ void Logger::Log(LogLevel level, const std::string& message) {
   if (to_stderr_) {
     std::cerr << line;
     std::cerr.flush();
+    // A failed write (stderr on a full disk) leaves the stream failed for good: clear it, so
+    // that the next line is tried again.
+    if (!std::cerr) std::cerr.clear();
   }
-  if (file_.is_open()) {
-    file_ << line;
-    file_.flush();
-  }
+  if (!path_.empty()) WriteFileLocked(line);
 }
 
 }  // namespace tengen

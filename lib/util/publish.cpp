@@ -189,7 +189,15 @@ void EnsureDirectory(const std::string& path) {
     if (mkdir(current.c_str(), 0755) == 0) continue;
     const int error = errno;
     struct stat info;
-    if (error == EEXIST && stat(current.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) continue;
+    if (error == EEXIST) {
+      if (stat(current.c_str(), &info) == 0) {
+        if (S_ISDIR(info.st_mode)) continue;
+      } else {
+        // It exists but cannot be looked at (a network filesystem that lost its server says
+        // EIO here): that is the error to report, not mkdir's "File exists".
+        ThrowErrno("stat", current, errno);
+      }
+    }
     ThrowErrno("create directory", current, error);
   }
 }

@@ -176,6 +176,8 @@ class TrainerLoop {
   void FinishEpoch(const nn::LossSums& epoch_sums, int64_t steps_this_run);
   void Beat(const std::string& what, bool force = false);
   void WaitPoll();
+  // Rank 0 at the end of an epoch: checkpoint, metrics line, snapshot; retried until written.
+  void WriteEpochEnd(const json& line);
 
   const TrainerProgramOptions& o_;
   Logger& logger_;
@@ -447,10 +449,7 @@ void TrainerLoop::FinishEpoch(const nn::LossSums& epoch_sums, int64_t steps_this
               {"loss_total", epoch_sums.total / w}};
     // The checkpoint first: a crash between the two loses a metrics line, never writes one
     // twice for the same epoch.
-    last_checkpoint_ = WriteCheckpoint(train_dir_, trainer_->SaveState(), state_, logger_);
-    AppendMetrics(train_dir_, line);
-    logger_.Info(StrCat("epoch ", state_.epochs, " done: ", line.dump()));
-    WriteSnapshot(o_, *trainer_, state_, last_checkpoint_, logger_);
+    WriteEpochEnd(line);
   }
 }
 
@@ -516,6 +515,37 @@ bool TrainerLoop::TrainEpoch(const Decision& d) {
   }
   FinishEpoch(epoch_sums, steps_this_run);
   return true;
+}
+
+void TrainerLoop::WriteEpochEnd(const json& line) {
+  // A full disk or a network filesystem that lost its server: the epoch's results stay in
+  // memory and each step that has not gone out yet is tried again every poll interval, so
+  // nothing is written twice and training goes on once files can be written. A stop while it
+  // fails ends the trainer with the error (the epoch since the last checkpoint is lost).
+  bool checkpoint_done = false;
+  bool metrics_done = false;
+  while (true) {
+    try {
+      if (!checkpoint_done) {
+        last_checkpoint_ = WriteCheckpoint(train_dir_, trainer_->SaveState(), state_, logger_);
+        checkpoint_done = true;
+      }
+      if (!metrics_done) {
+        AppendMetrics(train_dir_, line);
+        metrics_done = true;
+        logger_.Info(StrCat("epoch ", state_.epochs, " done: ", line.dump()));
+      }
+      WriteSnapshot(o_, *trainer_, state_, last_checkpoint_, logger_);
+      return;
+    } catch (const IoError& e) {
+      // Only rank 0 is here: its own stop flag, not the collective AnyStop().
+      if (stop_.stop_requested()) throw;
+      logger_.Error(StrCat("cannot write the end of epoch ", state_.epochs, ": ", e.what(),
+                           "; trying again in ", o_.poll_interval.count(), " s"));
+      Beat("cannot write: retrying", true);
+      WaitUnlessStopped(stop_, o_.poll_interval, [this] { Beat("cannot write: retrying"); });
+    }
+  }
 }
 
 TrainerResult TrainerLoop::Run() {
