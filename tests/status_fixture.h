@@ -122,18 +122,30 @@ inline Fixture BuildFixture(const std::string& base) {
   REQUIRE_MESSAGE(selfplay.exit_code == 0, selfplay.output);
   const std::string tdata = pipeline::TdataDir(base, pipeline::kRandomModelName);
   const std::string sgfs = pipeline::SgfsDir(base, pipeline::kRandomModelName);
-  const std::vector<std::string> shards = ListPublished(tdata);
+  std::vector<std::string> shards = ListPublished(tdata);
   REQUIRE(shards.size() >= 2);
   for (size_t i = 0; i < shards.size(); ++i) {
-    // From 3 h ago to 40 min ago, oldest first.
+    // From 3 h ago to 40 min ago, oldest first: names (their leading UTC time) and files.
     const double t =
         now - 3 * 3600 +
         (3 * 3600 - 2400) * static_cast<double>(i) / static_cast<double>(shards.size() - 1);
+    const std::time_t whole = static_cast<std::time_t>(t);
+    std::tm utc{};
+    gmtime_r(&whole, &utc);
+    char stamp[32];
+    std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &utc);
+    const std::string old_name = shards[i];
+    REQUIRE(old_name.size() > 15);
+    shards[i] = stamp + old_name.substr(15);
+    boost::filesystem::rename(tdata + "/" + old_name, tdata + "/" + shards[i]);
     SetMtime(tdata + "/" + shards[i], t);
     f.rows += data::CountShardRows(tdata + "/" + shards[i]);
-    const std::string stem = shards[i].substr(0, shards[i].size() - 4);
-    if (boost::filesystem::exists(sgfs + "/" + stem + ".sgfs"))
-      SetMtime(sgfs + "/" + stem + ".sgfs", t);
+    const std::string old_stem = old_name.substr(0, old_name.rfind("-r"));
+    const std::string sgf = sgfs + "/" + stamp + old_stem.substr(15) + ".sgfs";
+    if (boost::filesystem::exists(sgfs + "/" + old_stem + ".sgfs")) {
+      boost::filesystem::rename(sgfs + "/" + old_stem + ".sgfs", sgf);
+      SetMtime(sgf, t);
+    }
   }
 
   // Heartbeats: three alive selfplay processes on two hosts, a stale trainer, an ended

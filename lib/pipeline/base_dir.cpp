@@ -3,7 +3,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <ctime>
+#include <string_view>
 
 #include "util/error.h"
 #include "util/publish.h"
@@ -67,6 +70,41 @@ std::string UniqueFileStem() {
   char stamp[32];
   std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &utc);
   return std::string(stamp) + "-" + UniqueSuffix();
+}
+
+std::string ShardFileName(const std::string& stem, int64_t rows) {
+  return StrCat(stem, "-r", rows, ".npz");
+}
+
+std::optional<int64_t> RowsInShardName(const std::string& name) {
+  constexpr std::string_view kExtension = ".npz";
+  if (!EndsWith(name, std::string(kExtension))) return std::nullopt;
+  const size_t end = name.size() - kExtension.size();
+  size_t digits = end;
+  while (digits > 0 && std::isdigit(static_cast<unsigned char>(name[digits - 1]))) --digits;
+  // At most 18 digits: the count fits in int64_t.
+  if (digits == end || end - digits > 18 || digits < 2 || name[digits - 1] != 'r' ||
+      name[digits - 2] != '-') {
+    return std::nullopt;
+  }
+  return std::stoll(name.substr(digits, end - digits));
+}
+
+std::optional<int64_t> TimeInFileName(const std::string& name) {
+  std::tm utc{};
+  int consumed = 0;
+  if (std::sscanf(name.c_str(), "%4d%2d%2d-%2d%2d%2d%n", &utc.tm_year, &utc.tm_mon, &utc.tm_mday,
+                  &utc.tm_hour, &utc.tm_min, &utc.tm_sec, &consumed) != 6 ||
+      consumed != 15) {
+    return std::nullopt;
+  }
+  if (utc.tm_mon < 1 || utc.tm_mon > 12 || utc.tm_mday < 1 || utc.tm_mday > 31 ||
+      utc.tm_hour > 23 || utc.tm_min > 59 || utc.tm_sec > 60 || utc.tm_year < 1970) {
+    return std::nullopt;
+  }
+  utc.tm_year -= 1900;
+  utc.tm_mon -= 1;
+  return static_cast<int64_t>(timegm(&utc));
 }
 
 }  // namespace tengen::pipeline

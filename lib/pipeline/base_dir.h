@@ -2,7 +2,7 @@
 // The base directory's layout (docs/OPERATIONS.md describes each program's part of it) as
 // functions, so that every program spells each path the same way:
 //
-//   <base>/selfplay/<model>/tdata/<unique>.npz     training shards (selfplay -> shuffler)
+//   <base>/selfplay/<model>/tdata/<unique>-r<rows>.npz  training shards (selfplay -> shuffler)
 //   <base>/selfplay/<model>/sgfs/<unique>.sgfs     one SGF game per line (people, tools)
 //   <base>/shuffleddata/<stamp>/                   shuffler output
 //   <base>/train/<trainingname>/                   trainer checkpoints and metrics
@@ -17,6 +17,8 @@
 // Functions only join paths; nothing is created here (util/publish.h EnsureDirectory does
 // that, race-safe, where a program writes).
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace tengen::pipeline {
@@ -47,7 +49,20 @@ std::string HostPid();
 std::string HostName();
 
 // "<UTC yyyymmdd-hhmmss>-<util/publish.h UniqueSuffix()>": sorts by creation time and is unique
-// across machines and processes. Shards are "<name>.npz", their games "<name>.sgfs".
+// across machines and processes. Shards are "<stem>-r<rows>.npz" (ShardFileName), their games
+// "<stem>.sgfs".
 std::string UniqueFileStem();
+
+// "<stem>-r<rows>.npz": the name says how many rows the shard holds, so that a reader of a
+// directory of a million shards needs no file opened to count rows (docs/OPERATIONS.md).
+std::string ShardFileName(const std::string& stem, int64_t rows);
+
+// The rows a shard's name says (ShardFileName); nullopt for other names, such as shards of
+// older versions ("<stem>.npz"), whose rows only their headers tell.
+std::optional<int64_t> RowsInShardName(const std::string& name);
+
+// The UTC time (seconds since the epoch) a name from UniqueFileStem starts with; nullopt when
+// it starts otherwise.
+std::optional<int64_t> TimeInFileName(const std::string& name);
 
 }  // namespace tengen::pipeline

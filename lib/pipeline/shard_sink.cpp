@@ -135,7 +135,7 @@ bool ShardSink::Publish(Ready& shard) {
     shard.sgf_published = true;
     if (rows > 0) {
       EnsureDirectory(tdata_dir_);
-      shard.writer->WriteAndClear(tdata_dir_ + "/" + shard.stem + ".npz");
+      shard.writer->WriteAndClear(tdata_dir_ + "/" + ShardFileName(shard.stem, rows));
       counters_.rows += rows;
       ++counters_.shards;
     }

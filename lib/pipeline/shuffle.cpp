@@ -1,7 +1,5 @@
 #include "pipeline/shuffle.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <boost/filesystem.hpp>
 #include <cmath>
@@ -123,7 +121,14 @@ struct Window {
 // Returns false (and logs why) when there are fewer than min_rows rows.
 bool ChooseWindow(const ShuffleOptions& options, ShardScanner& scanner, Logger& logger,
                   Window* window, ShuffleResult* result) {
+  const auto scan_start = Clock::now();
   window->files = scanner.Scan(options.base_dir, logger);
+  const ShardScanCounts& scan = scanner.counts();
+  logger.Info(StrCat(
+      "scanned ", window->files.size(), " shards in ", scan.directories, " model directories in ",
+      FormatFixed(std::chrono::duration<double>(Clock::now() - scan_start).count(), 2),
+      " s: ", scan.listed, " listed (the others settled), ", scan.stats, " shards stat'ed, ",
+      scan.headers_read, " opened for their rows"));
   std::sort(window->files.begin(), window->files.end(), NewerFirst);
   int64_t other_rows = 0;
   for (const ShardFile& file : window->files)
@@ -318,10 +323,14 @@ OptionTable<ShuffleOptions> ShuffleOptionTable() {
            "~20% bigger), 9 small, -1 zlib's default (6), 0 stored")
       .Int("keep_shuffles", &O::keep_shuffles, 1, 1000000, "newest shuffles never removed")
       .WholeSeconds("cleanup_grace_seconds", &O::cleanup_grace, 0, int64_t{1} << 40,
-                    "older shuffles (and stale temporaries) are removed after this many seconds")
+                    "older shuffles and stale temporaries (in selfplay/, at least an hour old) are "
+                    "removed after this many seconds")
       .WholeSeconds("interval_seconds", &O::interval, 0, int64_t{1} << 40,
                     "seconds between shuffles when looping")
       .Bool("once", &O::once, "publish one shuffle (or nothing, below min_rows) and exit")
+      .Bool("dry_run", &O::dry_run,
+            "choose the window, log it and exit: no shard is read, nothing is published "
+            "or removed")
       .Custom(
           [](ConfigSpec& spec, const O&) {
             spec.Int("threads", 0, 0, 256,
@@ -359,46 +368,6 @@ double DesiredWindowRows(double total_rows, double min_rows, double exponent, do
              (exponent * std::pow(scale, exponent - 1));
 }
 
-std::vector<ShardFile> ShardScanner::Scan(const std::string& base_dir, Logger& logger) {
-  std::vector<ShardFile> files;
-  std::map<std::string, Cached> seen;
-  for (const std::string& model : ListPublished(SelfplayDir(base_dir))) {
-    const std::string tdata = TdataDir(base_dir, model);
-    for (const std::string& name : ListPublished(tdata)) {
-      if (IsTemporaryName(name) || !EndsWith(name, ".npz")) continue;
-      const std::string path = tdata + "/" + name;
-      struct stat st {};
-      if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;  // gone since listed
-      Cached entry;
-      entry.size = static_cast<int64_t>(st.st_size);
-      entry.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-      const auto cached = cache_.find(path);
-      if (cached != cache_.end() && cached->second.size == entry.size &&
-          cached->second.mtime_ns == entry.mtime_ns) {
-        entry.rows = cached->second.rows;
-      } else {
-        try {
-          entry.rows = data::CountShardRows(path);
-        } catch (const Error& e) {
-          logger.Warning("skipping unreadable shard " + path + ": " + e.what());
-          entry.rows = -1;
-        }
-      }
-      seen[path] = entry;
-      if (entry.rows < 0) continue;
-      ShardFile file;
-      file.path = path;
-      file.model = model;
-      file.rows = entry.rows;
-      file.size = entry.size;
-      file.mtime_ns = entry.mtime_ns;
-      files.push_back(std::move(file));
-    }
-  }
-  cache_ = std::move(seen);
-  return files;
-}
-
 ShuffleResult ShuffleOnce(const ShuffleOptions& options, ShardScanner& scanner, Logger& logger,
                           Rng& rng, const StopToken& stop) {
   TENGEN_CHECK(options.rows_per_output_file > 0 && options.memory_budget_rows > 0 &&
@@ -407,7 +376,7 @@ ShuffleResult ShuffleOnce(const ShuffleOptions& options, ShardScanner& scanner, 
   const auto start = Clock::now();
   ShuffleResult result;
   Window window;
-  if (!ChooseWindow(options, scanner, logger, &window, &result)) return result;
+  if (!ChooseWindow(options, scanner, logger, &window, &result) || options.dry_run) return result;
 
   const std::string shuffled_dir = ShuffledDataDir(options.base_dir);
   EnsureDirectory(shuffled_dir);
@@ -481,7 +450,10 @@ int CleanupShuffles(const std::string& base_dir, int keep, std::chrono::seconds 
 int RunShuffler(const ShuffleOptions& options, Logger& logger, const StopToken& stop) {
   Rng rng(MasterSeed(options.seed));
   logger.Info(StrCat("shuffler seed ", rng.seed()));
-  ShardScanner scanner;
+  ShardScanOptions scan_options;
+  // A selfplay host that lost the filesystem for a while may hold a temporary for minutes.
+  scan_options.stale_temporary_age = std::max(options.cleanup_grace, std::chrono::seconds(3600));
+  ShardScanner scanner(scan_options);
   ServiceHeartbeat heartbeat(options.base_dir, "shuffler", options.heartbeat_interval, logger);
   int published = 0;
   ShuffleResult last;
@@ -503,9 +475,11 @@ int RunShuffler(const ShuffleOptions& options, Logger& logger, const StopToken& 
     } else {
       last.total_rows = result.total_rows;
     }
-    CleanupShuffles(options.base_dir, options.keep_shuffles, options.cleanup_grace, logger);
+    if (!options.dry_run)
+      CleanupShuffles(options.base_dir, options.keep_shuffles, options.cleanup_grace, logger);
   };
-  const PassLoop loop{"shuffling", "shuffle failed", options.once, options.interval};
+  const PassLoop loop{"shuffling", "shuffle failed", options.once || options.dry_run,
+                      options.interval};
   RunPasses(loop, stop, logger, pass, beat);
   return published;
 }

@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "pipeline/shard_scanner.h"
 #include "util/config.h"
 #include "util/log.h"
 #include "util/rng.h"
@@ -53,8 +54,9 @@ struct ShuffleOptions {
   std::chrono::seconds cleanup_grace{3600};
   std::chrono::seconds interval{600};
   bool once = false;
-  uint64_t seed = 0;  // 0: a fresh seed from the OS
-  int threads = 1;    // reader / writer threads; the output depends on the seed only
+  bool dry_run = false;  // choose and log the window, then stop: nothing read or published
+  uint64_t seed = 0;     // 0: a fresh seed from the OS
+  int threads = 1;       // reader / writer threads; the output depends on the seed only
   std::chrono::milliseconds heartbeat_interval{5000};
 };
 
@@ -67,31 +69,6 @@ ShuffleOptions ShuffleOptionsFromConfig(const Config& config);
 // (exp * scale^(exp-1)). For N <= min_rows it is min_rows.
 double DesiredWindowRows(double total_rows, double min_rows, double exponent, double expand,
                          double scale);
-
-// A published shard found by a scan.
-struct ShardFile {
-  std::string path;
-  std::string model;  // the <model> directory it was found in
-  int64_t rows = 0;
-  int64_t size = 0;
-  int64_t mtime_ns = 0;
-};
-
-// Lists <base>/selfplay/*/tdata/*.npz (temporaries skipped) with row counts from the npy
-// headers, cached per (path, size, mtime) across scans. Unreadable files are logged (once per
-// version of the file) and skipped.
-class ShardScanner {
- public:
-  std::vector<ShardFile> Scan(const std::string& base_dir, Logger& logger);
-
- private:
-  struct Cached {
-    int64_t size = 0;
-    int64_t mtime_ns = 0;
-    int64_t rows = -1;  // -1: unreadable
-  };
-  std::map<std::string, Cached> cache_;
-};
 
 struct ShuffleResult {
   bool published = false;

@@ -110,30 +110,16 @@ void CollectProcesses(RunStatus& s, const std::vector<HeartbeatRecord>& heartbea
 }
 
 void CollectShards(RunStatus& s) {
-  const std::vector<DataFile> shards = ListShards(s.base, s.options.count_rows, &s.notes);
-  std::vector<std::string> models;
-  if (s.options.count_rows) {
-    s.shard_rows = 0;
-    s.rows_last_hour = 0;
-  }
-  for (const DataFile& f : shards) {
-    ++s.shard_files;
-    s.shard_bytes += f.bytes;
-    if (std::find(models.begin(), models.end(), f.model) == models.end()) models.push_back(f.model);
-    if (s.options.count_rows) {
-      if (f.count < 0) {
-        ++s.unreadable_shards;
-      } else {
-        s.shard_rows += f.count;
-        if (f.mtime >= s.now - 3600) s.rows_last_hour += f.count;
-      }
-    }
-  }
-  s.models_with_data = static_cast<int>(models.size());
-  if (!shards.empty()) {
-    s.newest_shard_time = shards.back().mtime;
-    s.newest_shard = shards.back().path;
-  }
+  const ShardSurvey survey = SurveyShards(s.base, s.now - 3600, s.options.count_rows, &s.notes);
+  s.shard_files = survey.usage.files;
+  s.shard_bytes = survey.usage.bytes;
+  s.sizes_estimated = s.sizes_estimated || survey.usage.estimated;
+  s.unreadable_shards = survey.unreadable;
+  s.shard_rows = survey.rows;
+  s.rows_last_hour = survey.rows >= 0 ? survey.rows_since : -1;
+  s.models_with_data = survey.models;
+  s.newest_shard_time = survey.newest_time;
+  s.newest_shard = survey.newest;
 }
 
 void CollectTraining(RunStatus& s) {
@@ -284,7 +270,8 @@ OptionTable<StatusOptions> StatusOptionTable() {
       .Double("forget_hours", &O::forget_hours, 0.001, 1e9,
               "heartbeats older than this are counted, not listed")
       .Bool("count_rows", &O::count_rows,
-            "count the rows of every shard (npy headers; false: only count files)")
+            "count the rows of shards whose names do not say them (older versions) from their "
+            "npy headers (false: their rows are not counted)")
       .String("ladder", &O::ladder_file, "Elo ladder file (\"\": <base>/ladder/ladder.json)");
 }
 
@@ -340,6 +327,7 @@ RunStatus CollectStatus(const std::string& base, const StatusOptions& options, d
   const BaseUsage usage = ScanBaseUsage(base, now - 3600, &s.notes);
   s.base_bytes = usage.total.bytes;
   s.base_files = usage.total.files;
+  s.sizes_estimated = s.sizes_estimated || usage.total.estimated;
   s.selfplay_bytes_last_hour = usage.Of("selfplay").recent_bytes;
   s.shuffle_bytes_last_hour = usage.Of("shuffleddata").recent_bytes;
   s.train_bytes_last_hour = usage.Of("train").recent_bytes;

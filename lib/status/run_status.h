@@ -33,7 +33,7 @@ struct StatusOptions {
   double min_free_percent = 5;  // ... or below this share of the filesystem
   int rising_loss_epochs = 3;   // warn when loss_total rose over this many epochs (0: never)
   double forget_hours = 24;     // heartbeats older than this are not listed
-  bool count_rows = true;       // read every shard's row count (npy headers)
+  bool count_rows = true;       // open shards whose names carry no row count (older versions)
   std::string ladder_file;      // "" : <base>/ladder/ladder.json
 };
 
@@ -113,6 +113,7 @@ struct RunStatus {
   int64_t shard_rows = -1;      // -1 when not counted
   int64_t rows_last_hour = -1;  // rows in shards modified in the last hour
   int models_with_data = 0;
+  bool sizes_estimated = false;  // some byte counts come from a sample (status/disk_survey.h)
   std::optional<double> newest_shard_time;
   std::string newest_shard;
 

@@ -16,6 +16,7 @@
 #include "data/training_rows.h"
 #include "pipeline/base_dir.h"
 #include "pipeline/model_registry.h"
+#include "status/note_limiter.h"
 #include "util/error.h"
 #include "util/publish.h"
 #include "util/text.h"
@@ -26,57 +27,10 @@ namespace {
 namespace fs = boost::filesystem;
 using json = nlohmann::json;
 
-// At most this many notes of one kind per scan; the rest are counted in one more note.
-constexpr int kMaxNotesPerKind = 5;
 // JSON metadata files (heartbeats, summaries, records) larger than this are skipped unread.
 constexpr int64_t kMaxJsonBytes = 64 << 20;
 // Deeper trees than this are not walked for disk usage (a loop of bind mounts, say).
 constexpr int kMaxWalkDepth = 16;
-
-class NoteLimiter {
- public:
-  NoteLimiter(std::vector<std::string>* notes, std::string what)
-      : notes_(notes), what_(std::move(what)) {}
-  ~NoteLimiter() {
-    if (notes_ != nullptr && dropped_ > 0)
-      notes_->push_back(StrCat(dropped_, " more ", what_, " skipped"));
-  }
-  NoteLimiter(const NoteLimiter&) = delete;
-  NoteLimiter& operator=(const NoteLimiter&) = delete;
-  void Add(const std::string& note) {
-    if (notes_ == nullptr) return;
-    if (added_ < kMaxNotesPerKind) {
-      notes_->push_back(note);
-      ++added_;
-    } else {
-      ++dropped_;
-    }
-  }
-
- private:
-  std::vector<std::string>* notes_;
-  std::string what_;
-  int added_ = 0;
-  int dropped_ = 0;
-};
-
-struct FileStat {
-  double mtime = 0;
-  int64_t bytes = 0;
-  bool regular = false;
-  bool directory = false;
-};
-
-std::optional<FileStat> Lstat(const std::string& path) {
-  struct stat st {};
-  if (lstat(path.c_str(), &st) != 0) return std::nullopt;
-  FileStat s;
-  s.mtime = static_cast<double>(st.st_mtim.tv_sec) + 1e-9 * static_cast<double>(st.st_mtim.tv_nsec);
-  s.bytes = static_cast<int64_t>(st.st_size);
-  s.regular = S_ISREG(st.st_mode);
-  s.directory = S_ISDIR(st.st_mode);
-  return s;
-}
 
 // Names of published entries (temporaries skipped), [] when the directory cannot be listed.
 std::vector<std::string> ListQuietly(const std::string& dir) {
@@ -192,28 +146,28 @@ void Walk(const std::string& dir, int depth, double since, DiskUsage* usage, Not
     limiter->Add(StrCat(dir, ": deeper than ", kMaxWalkDepth, " levels, not counted"));
     return;
   }
-  boost::system::error_code error;
-  fs::directory_iterator it(dir, error), end;
-  if (error) {
-    limiter->Add(dir + ": cannot list: " + error.message());
+  std::string why;
+  const std::optional<std::vector<DirEntry>> entries = ReadEntries(dir, &why);
+  if (!entries) {
+    limiter->Add(dir + ": cannot list: " + why);
     return;
   }
-  for (; it != end; it.increment(error)) {
-    if (error) {
-      limiter->Add(dir + ": listing stopped: " + error.message());
-      return;
+  std::vector<std::string> files;
+  for (const DirEntry& entry : *entries) {
+    const std::string path = dir + "/" + entry.name;
+    DirEntry::Kind kind = entry.kind;
+    if (kind == DirEntry::Kind::kUnknown || kind == DirEntry::Kind::kOther) {
+      const std::optional<FileStat> st = Lstat(path);
+      if (!st) continue;  // removed meanwhile
+      kind = st->directory ? DirEntry::Kind::kDirectory : DirEntry::Kind::kFile;
     }
-    const std::string path = it->path().string();
-    const std::optional<FileStat> st = Lstat(path);
-    if (!st) continue;  // removed meanwhile
-    if (st->directory) {
+    if (kind == DirEntry::Kind::kDirectory) {
       Walk(path, depth + 1, since, usage, limiter);
     } else {
-      usage->bytes += st->bytes;
-      ++usage->files;
-      if (st->mtime >= since) usage->recent_bytes += st->bytes;
+      files.push_back(entry.name);
     }
   }
+  usage->Add(MeasureFiles(dir, files, since));
 }
 
 }  // namespace
@@ -526,32 +480,24 @@ DiskUsage BaseUsage::Of(const std::string& top_name) const {
 BaseUsage ScanBaseUsage(const std::string& base, double since, std::vector<std::string>* notes) {
   BaseUsage usage;
   NoteLimiter limiter(notes, "directories not counted in disk usage");
-  boost::system::error_code error;
-  fs::directory_iterator it(base, error), end;
-  if (error) {
-    limiter.Add(base + ": cannot list: " + error.message());
+  std::string why;
+  const std::optional<std::vector<DirEntry>> entries = ReadEntries(base, &why);
+  if (!entries) {
+    limiter.Add(base + ": cannot list: " + why);
     return usage;
   }
-  for (; it != end; it.increment(error)) {
-    if (error) {
-      limiter.Add(base + ": listing stopped: " + error.message());
-      break;
-    }
-    const std::string path = it->path().string();
+  for (const DirEntry& top : *entries) {
+    const std::string path = base + "/" + top.name;
     const std::optional<FileStat> st = Lstat(path);
     if (!st) continue;
     DiskUsage entry;
     if (st->directory) {
       Walk(path, 1, since, &entry, &limiter);
     } else {
-      entry.bytes = st->bytes;
-      entry.files = 1;
-      if (st->mtime >= since) entry.recent_bytes = st->bytes;
+      entry = MeasureFiles(base, {top.name}, since);
     }
-    usage.total.bytes += entry.bytes;
-    usage.total.files += entry.files;
-    usage.total.recent_bytes += entry.recent_bytes;
-    usage.top.emplace_back(it->path().filename().string(), entry);
+    usage.total.Add(entry);
+    usage.top.emplace_back(top.name, entry);
   }
   std::sort(usage.top.begin(), usage.top.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });

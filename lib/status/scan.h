@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "pipeline/heartbeat.h"
+#include "status/disk_survey.h"
 
 namespace tengen::status {
 
@@ -123,9 +124,6 @@ std::vector<GatingRecord> ReadGatingRecords(const std::string& base,
 
 // Bytes under a directory tree (symbolic links not followed; temporaries included, as they
 // use disk too), and the bytes of files modified at or after `since`.
-struct DiskUsage {
-  int64_t bytes = 0, files = 0, recent_bytes = 0;
-};
 // Usage of base as a whole and of each of its top-level entries (by name).
 struct BaseUsage {
   DiskUsage total;

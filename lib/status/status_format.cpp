@@ -191,7 +191,8 @@ void WriteSelfplay(std::ostream& out, const RunStatus& s) {
         << " NN evals/s\n";
   }
   out << "  games (all selfplay heartbeats): " << Num(s.games_heartbeats) << "\n";
-  out << "  shards: " << s.shard_files << " files, "
+  const char* about = s.sizes_estimated ? "~" : "";
+  out << "  shards: " << s.shard_files << " files, " << about
       << FormatBytes(static_cast<double>(s.shard_bytes));
   if (s.shard_rows >= 0) out << ", " << s.shard_rows << " rows";
   out << " from " << s.models_with_data << " models";
@@ -200,7 +201,7 @@ void WriteSelfplay(std::ostream& out, const RunStatus& s) {
   if (s.newest_shard_time)
     out << "  newest shard " << Ago(s.now, *s.newest_shard_time) << ": " << s.newest_shard << "\n";
 
-  out << "\nWritten in the last hour: selfplay "
+  out << "\nWritten in the last hour: selfplay " << about
       << FormatBytes(static_cast<double>(s.selfplay_bytes_last_hour)) << ", shuffleddata "
       << FormatBytes(static_cast<double>(s.shuffle_bytes_last_hour)) << ", train "
       << FormatBytes(static_cast<double>(s.train_bytes_last_hour)) << "\n";
@@ -270,8 +271,10 @@ void WriteModels(std::ostream& out, const RunStatus& s) {
 }
 
 void WriteDisk(std::ostream& out, const RunStatus& s) {
-  out << "\nDisk\n  " << s.base << " holds " << FormatBytes(static_cast<double>(s.base_bytes))
-      << " in " << s.base_files << " files";
+  out << "\nDisk\n  " << s.base << " holds " << (s.sizes_estimated ? "~" : "")
+      << FormatBytes(static_cast<double>(s.base_bytes)) << " in " << s.base_files << " files";
+  if (s.sizes_estimated)
+    out << " (sizes of directories over " << kExactFiles << " files estimated from a sample)";
   if (s.space && s.space->capacity > 0) {
     out << "; " << FormatBytes(static_cast<double>(s.space->available)) << " free of "
         << FormatBytes(static_cast<double>(s.space->capacity)) << " ("
@@ -493,6 +496,7 @@ std::string StatusJson(const RunStatus& s) {
   j["ladder"] = LadderJson(s);
   j["disk"] = {{"base_bytes", s.base_bytes},
                {"base_files", s.base_files},
+               {"sizes_estimated", s.sizes_estimated},
                {"free_bytes", s.space ? json(s.space->available) : json(nullptr)},
                {"capacity_bytes", s.space ? json(s.space->capacity) : json(nullptr)}};
   j["warnings"] = s.warnings;

@@ -202,8 +202,9 @@ void EnsureDirectory(const std::string& path) {
   }
 }
 
-std::vector<std::string> ListPublished(const std::string& dir) {
+std::vector<std::string> ListPublished(const std::string& dir, int64_t* temporaries) {
   std::vector<std::string> names;
+  if (temporaries) *temporaries = 0;
   boost::system::error_code error;
   fs::directory_iterator it(dir, error);
   if (error) {
@@ -213,7 +214,11 @@ std::vector<std::string> ListPublished(const std::string& dir) {
   for (const fs::directory_iterator end; it != end; it.increment(error)) {
     if (error) break;
     const std::string name = it->path().filename().string();
-    if (!IsTemporaryName(name)) names.push_back(name);
+    if (!IsTemporaryName(name)) {
+      names.push_back(name);
+    } else if (temporaries) {
+      ++*temporaries;
+    }
   }
   if (error) throw IoError("cannot list '" + dir + "': " + error.message());
   std::sort(names.begin(), names.end());
@@ -258,8 +263,9 @@ std::time_t NewestModification(const std::string& path) {
 
 }  // namespace
 
-int RemoveStaleTemporaries(const std::string& dir, std::chrono::seconds max_age) {
+int RemoveStaleTemporaries(const std::string& dir, std::chrono::seconds max_age, int64_t* young) {
   std::vector<std::string> stale;
+  if (young) *young = 0;
   boost::system::error_code error;
   fs::directory_iterator it(dir, error);
   if (error) {
@@ -272,7 +278,11 @@ int RemoveStaleTemporaries(const std::string& dir, std::chrono::seconds max_age)
     if (!IsOurTemporaryName(it->path().filename().string())) continue;
     const std::time_t newest = NewestModification(it->path().string());
     if (newest == 0) continue;  // already gone: another cleaner
-    if (now - newest >= max_age.count()) stale.push_back(it->path().string());
+    if (now - newest >= max_age.count()) {
+      stale.push_back(it->path().string());
+    } else if (young) {
+      ++*young;
+    }
   }
   if (error) throw IoError("cannot list '" + dir + "': " + error.message());
   int removed = 0;

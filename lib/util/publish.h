@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -66,9 +67,9 @@ class AtomicDirectory {
 
 // Creates a directory and its parents; safe when other processes create it at the same time.
 void EnsureDirectory(const std::string& path);
-// Names (not paths) of published entries of dir, sorted; temporaries are skipped. A missing
-// directory lists as empty.
-std::vector<std::string> ListPublished(const std::string& dir);
+// Names (not paths) of published entries of dir, sorted; temporaries are skipped (and counted
+// in *temporaries when given). A missing directory lists as empty.
+std::vector<std::string> ListPublished(const std::string& dir, int64_t* temporaries = nullptr);
 // Removes a published file or directory so that no reader, and no run restarted after a crash,
 // ever sees it half-deleted: it is renamed to a temporary name first, then deleted. Returns
 // false when it was already gone (another process removed it). Throws IoError naming the path
@@ -76,9 +77,11 @@ std::vector<std::string> ListPublished(const std::string& dir);
 // RemoveStaleTemporaries.
 bool RemovePublished(const std::string& path);
 // Removes temporaries (files or trees) in dir whose modification time is older than max_age.
-// Returns how many were removed. Only age makes a temporary stale: its writer may be alive on
-// another machine, so max_age must exceed the longest write.
-int RemoveStaleTemporaries(const std::string& dir, std::chrono::seconds max_age);
+// Returns how many were removed; *young (when given) gets how many younger ones are left. Only
+// age makes a temporary stale: its writer may be alive on another machine, so max_age must
+// exceed the longest write.
+int RemoveStaleTemporaries(const std::string& dir, std::chrono::seconds max_age,
+                           int64_t* young = nullptr);
 // Whole file as bytes; throws IoError naming the path.
 std::string ReadFile(const std::string& path);
 
