@@ -7,12 +7,14 @@
 #
 # Each of these runs N times (default 3) and the median wall time is printed, with the time
 # per 1,000 shard files:
-#   shuffler    tengen-shuffler --dry-run true: lists the shards and chooses the window
+#   shuffler    tengen-shuffler --dry-run true --once true: lists the shards, chooses the window
 #   trainer     tengen-trainer --quit-if-no-data true --stop-when-train-bucket-limited true:
 #               loads its state, finds the newest shuffle, has nothing to train on
 #   exporter    tengen-exporter --once true with nothing queued
 #   gatekeeper  tengen-gatekeeper --quit-if-no-nets-to-test true with nothing to test
 #   status      tengen-status BASE
+# and then a shuffler that keeps running (--dry-run true, interval 1 s) for 4 passes: the
+# median of its 2nd to 4th scans (from its log) is what a long-running shuffler pays per pass.
 # --cold drops the page cache before every run (root only): what a restarted program sees on a
 # filesystem whose metadata is not cached. None of the commands adds data to BASE (they write
 # logs and heartbeats). Programs come from TENGEN_BIN (default build/release/bin); the training
@@ -44,13 +46,19 @@ if ((cold)) && ! [[ -w /proc/sys/vm/drop_caches ]]; then
   exit 1
 fi
 
+# The synthetic selfplay hosts' heartbeats (status/selfplay-host*.json, from scale_sim.py) are
+# made to look alive now, as on a running cluster (same length: they stay 4 KiB).
+stamp=$(date -u +%Y-%m-%dT%H:%M:%S.000Z)
+find "$base/status" -name 'selfplay-host*.json' -print0 |
+  xargs -0 -r sed -i "s/\"time_utc\": \"[^\"]*\"/\"time_utc\": \"$stamp\"/"
+
 shards=$(find "$base/selfplay" -path '*/tdata/*.npz' ! -name '*.tmp*' | wc -l)
 echo "base $base: $shards shard files, $(find "$base" -type f | wc -l) files in all;" \
   "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) cores; cold=$cold"
 
 cfg() { echo --config "$root/configs/$1.cfg" --output-dir "$base" --log-level warning; }
 declare -A commands=(
-  [shuffler]="$bin/tengen-shuffler $(cfg shuffler) --dry-run true"
+  [shuffler]="$bin/tengen-shuffler $(cfg shuffler) --dry-run true --once true"
   [trainer]="$bin/tengen-trainer $(cfg trainer) --training-name $training_name --run-name $run_name
     --model-kind $model_kind --pos-len $pos_len --precision fp32 --quit-if-no-data true --stop-when-train-bucket-limited true"
   [exporter]="$bin/tengen-exporter $(cfg exporter) --once true"
@@ -78,3 +86,14 @@ for program in shuffler trainer exporter gatekeeper status; do
   printf '%-11s %9.2f %16.3f   %s\n' "$program" "$median" "$(echo "$median * 1000000 / ($shards + 1)" | bc -l)" \
     "$(printf '%.2f ' "${times[@]}")"
 done
+
+# A running shuffler's later scans: 4 passes, 1 s apart, then SIGINT.
+log=/tmp/scale_bench.shuffler.log
+"$bin/tengen-shuffler" --config "$root/configs/shuffler.cfg" --output-dir "$base" --dry-run true \
+  --interval-seconds 1 > "$log" 2>&1 &
+pid=$!
+until (($(grep -c ' scanned ' "$log") >= 4)) || ! kill -0 "$pid" 2> /dev/null; do sleep 0.5; done
+kill -INT "$pid" 2> /dev/null || true
+wait "$pid" || true
+sed -n 's/.* scanned .* in \([0-9.]*\) s: .*/\1/p' "$log" | sed -n 2,4p | sort -g |
+  awk '{ v[NR] = $1 } END { if (NR) printf "%-11s %9.2f %16.3f   (scans 2-4 of one running shuffler: %s)\n", "shuffler+", v[int((NR + 1) / 2)], v[int((NR + 1) / 2)] * 1000000 / '"$((shards + 1))"', v[1] " .. " v[NR] }'

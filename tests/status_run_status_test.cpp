@@ -184,6 +184,27 @@ TEST_CASE("status: selfplay rates per host, data totals, shuffle, training, mode
         "synchronous loop on hostF pid 77: phase 'selfplay', cycle 3", "Warnings: "}) {
     CHECK_MESSAGE(text.find(part) != std::string::npos, part, "\n", text);
   }
+  CHECK(text.find("... and") == std::string::npos);  // fewer than max_listed of everything
+
+  // A thousand hosts' worth, cut to max_listed of each kind: 3 alive selfplay processes on 2
+  // hosts listed 1 each.
+  RunStatus few = s;
+  few.options.max_listed = 1;
+  const std::string cut = FormatStatus(few);
+  for (const char* part :
+       {"selfplay on hostA pid 100: alive", "... and 2 more selfplay processes alive",
+        "    hostA: 2 processes", "    ... and 1 more hosts"}) {
+    CHECK_MESSAGE(cut.find(part) != std::string::npos, part, "\n", cut);
+  }
+  CHECK(cut.find("    hostB:") == std::string::npos);
+  // Warnings: max_listed of each kind, so a rarer kind is never hidden behind a common one.
+  few.warnings = {"stale: selfplay a", "stale: selfplay b", "disk nearly full: 1 GB free"};
+  const std::string warned = FormatStatus(few);
+  for (const char* part : {"! stale: selfplay a", "! ... and 1 more 'stale' warnings",
+                           "! disk nearly full: 1 GB free"}) {
+    CHECK_MESSAGE(warned.find(part) != std::string::npos, part, "\n", warned);
+  }
+  CHECK(warned.find("selfplay b") == std::string::npos);
 }
 
 TEST_CASE("status: warnings for no new data, full disk, rising loss and broken checkpoints") {

@@ -329,8 +329,8 @@ OptionTable<ShuffleOptions> ShuffleOptionTable() {
                     "seconds between shuffles when looping")
       .Bool("once", &O::once, "publish one shuffle (or nothing, below min_rows) and exit")
       .Bool("dry_run", &O::dry_run,
-            "choose the window, log it and exit: no shard is read, nothing is published "
-            "or removed")
+            "only choose the window and log it (every interval, or once with once): no shard "
+            "is read, nothing is published or removed")
       .Custom(
           [](ConfigSpec& spec, const O&) {
             spec.Int("threads", 0, 0, 256,
@@ -478,8 +478,7 @@ int RunShuffler(const ShuffleOptions& options, Logger& logger, const StopToken& 
     if (!options.dry_run)
       CleanupShuffles(options.base_dir, options.keep_shuffles, options.cleanup_grace, logger);
   };
-  const PassLoop loop{"shuffling", "shuffle failed", options.once || options.dry_run,
-                      options.interval};
+  const PassLoop loop{"shuffling", "shuffle failed", options.once, options.interval};
   RunPasses(loop, stop, logger, pass, beat);
   return published;
 }

@@ -54,7 +54,7 @@ struct ShuffleOptions {
   std::chrono::seconds cleanup_grace{3600};
   std::chrono::seconds interval{600};
   bool once = false;
-  bool dry_run = false;  // choose and log the window, then stop: nothing read or published
+  bool dry_run = false;  // only choose and log the window: nothing read or published
   uint64_t seed = 0;     // 0: a fresh seed from the OS
   int threads = 1;       // reader / writer threads; the output depends on the seed only
   std::chrono::milliseconds heartbeat_interval{5000};

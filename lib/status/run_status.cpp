@@ -272,6 +272,10 @@ OptionTable<StatusOptions> StatusOptionTable() {
       .Bool("count_rows", &O::count_rows,
             "count the rows of shards whose names do not say them (older versions) from their "
             "npy headers (false: their rows are not counted)")
+      .Int("max_listed", &O::max_listed, 0, 1000000000,
+           "in the text, list at most this many processes per program and condition, selfplay "
+           "hosts and warnings of one kind; the others are counted (0: list all; --json lists "
+           "all)")
       .String("ladder", &O::ladder_file, "Elo ladder file (\"\": <base>/ladder/ladder.json)");
 }
 

@@ -34,6 +34,7 @@ struct StatusOptions {
   int rising_loss_epochs = 3;   // warn when loss_total rose over this many epochs (0: never)
   double forget_hours = 24;     // heartbeats older than this are not listed
   bool count_rows = true;       // open shards whose names carry no row count (older versions)
+  int max_listed = 20;          // text: processes, hosts and warnings of one kind listed (0: all)
   std::string ladder_file;      // "" : <base>/ladder/ladder.json
 };
 

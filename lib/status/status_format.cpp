@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <utility>
 
 #include "pipeline/base_dir.h"
 #include "pipeline/heartbeat.h"
@@ -119,6 +120,13 @@ std::string GameEndsLine(const HeartbeatRecord& h) {
   return line;
 }
 
+// Counts one more item of a kind in *listed; false when max_listed (0: no limit) are listed.
+bool Listed(int max_listed, int* listed) {
+  if (max_listed > 0 && *listed >= max_listed) return false;
+  ++*listed;
+  return true;
+}
+
 // FormatStatus's sections, each with the empty line before it.
 void WriteProcesses(std::ostream& out, const RunStatus& s) {
   out << "\nProcesses (stale after " << FormatDuration(s.options.stale_seconds) << ")\n";
@@ -132,9 +140,16 @@ void WriteProcesses(std::ostream& out, const RunStatus& s) {
     if (newest == nullptr || p.heartbeat.time > newest->heartbeat.time) newest = &p;
     ++ended_count[p.heartbeat.program];
   }
+  // Beyond max_listed of one program and condition (a thousand selfplay hosts), only counted.
+  std::map<std::pair<std::string, std::string>, int> listed, unlisted;
   for (const ProcessStatus& p : s.processes) {
     const HeartbeatRecord& h = p.heartbeat;
     if (p.condition == "ended" && newest_ended[h.program] != &p) continue;
+    const std::pair<std::string, std::string> kind(h.program, p.condition);
+    if (!Listed(s.options.max_listed, &listed[kind])) {
+      ++unlisted[kind];
+      continue;
+    }
     std::string condition = p.condition;
     if (condition != "alive") {
       for (char& c : condition) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -165,6 +180,10 @@ void WriteProcesses(std::ostream& out, const RunStatus& s) {
     const std::string ends = GameEndsLine(h);
     if (!ends.empty()) out << "      " << ends << "\n";
   }
+  for (const auto& [kind, count] : unlisted) {
+    out << "  ... and " << count << " more " << kind.first << " processes " << kind.second
+        << " (--max-listed " << s.options.max_listed << ")\n";
+  }
   if (s.forgotten_heartbeats > 0) {
     out << "  (" << s.forgotten_heartbeats << " heartbeats older than "
         << Num(s.options.forget_hours) << " h not shown)\n";
@@ -185,10 +204,16 @@ void WriteSelfplay(std::ostream& out, const RunStatus& s) {
   if (s.selfplay_active > 0)
     out << ", " << Num(s.games_per_hour) << " games/h, " << Num(s.rows_per_hour) << " rows/h";
   out << "\n";
+  int hosts_listed = 0;
   for (const SelfplayHost& h : s.selfplay_hosts) {
+    if (!Listed(s.options.max_listed, &hosts_listed)) continue;
     out << "    " << h.host << ": " << h.processes << " processes, " << Num(h.games_per_hour)
         << " games/h, " << Num(h.rows_per_hour) << " rows/h, " << Num(h.nn_evals_per_second)
         << " NN evals/s\n";
+  }
+  if (hosts_listed < static_cast<int>(s.selfplay_hosts.size())) {
+    out << "    ... and " << s.selfplay_hosts.size() - static_cast<size_t>(hosts_listed)
+        << " more hosts\n";
   }
   out << "  games (all selfplay heartbeats): " << Num(s.games_heartbeats) << "\n";
   const char* about = s.sizes_estimated ? "~" : "";
@@ -291,7 +316,18 @@ void WriteNotesAndWarnings(std::ostream& out, const RunStatus& s) {
   }
   out << "\nWarnings: " << (s.warnings.empty() ? "none" : std::to_string(s.warnings.size()))
       << "\n";
-  for (const std::string& warning : s.warnings) out << "  ! " << warning << "\n";
+  // Of each kind (the text before the first ':'), at most max_listed.
+  std::map<std::string, int> listed, unlisted;
+  for (const std::string& warning : s.warnings) {
+    const std::string kind = warning.substr(0, warning.find(':'));
+    if (Listed(s.options.max_listed, &listed[kind])) {
+      out << "  ! " << warning << "\n";
+    } else {
+      ++unlisted[kind];
+    }
+  }
+  for (const auto& [kind, count] : unlisted)
+    out << "  ! ... and " << count << " more '" << kind << "' warnings\n";
 }
 
 }  // namespace
