@@ -125,7 +125,11 @@ std::vector<DataFile> ListDataFiles(const std::string& base, const std::string& 
       file.bytes = st->bytes;
       if (count) {
         try {
-          file.count = extension == ".npz" ? data::CountShardRows(path) : CountLines(path);
+          const std::optional<int64_t> named =
+              extension == ".npz" ? pipeline::RowsInShardName(name) : std::nullopt;
+          file.count = named                 ? *named
+                       : extension == ".npz" ? data::CountShardRows(path)
+                                             : CountLines(path);
           if (file.count < 0) limiter.Add(path + ": cannot be read");
         } catch (const std::exception& e) {
           file.count = -1;

@@ -77,8 +77,9 @@ struct DataFile {
   int64_t bytes = 0;
   int64_t count = -1;  // rows of a shard, games (lines) of an .sgfs file; -1 not counted/unreadable
 };
-// Shards under selfplay/*/tdata, oldest first. With count_rows, rows are read from the npy
-// headers (data::CountShardRows); an unreadable shard keeps count -1 and adds a note.
+// Shards under selfplay/*/tdata, oldest first. With count_rows, rows are taken from the names
+// (pipeline::RowsInShardName), else read from the npy headers (data::CountShardRows); an
+// unreadable shard keeps count -1 and adds a note.
 std::vector<DataFile> ListShards(const std::string& base, bool count_rows,
                                  std::vector<std::string>* notes);
 // SGF files under selfplay/*/sgfs, oldest first. With count_games, the games are the lines of
