@@ -112,11 +112,14 @@ tty=0
 
 # The phase for people and the status tool, in the heartbeat format (published atomically).
 record_phase() {
-  local phase=$1 cycle=$2 tmp
+  local phase=$1 cycle=$2 tmp json
   tmp=$base/status/.tmp.synchronous_loop-$host-$$
-  printf '{"program": "synchronous_loop", "host": "%s", "pid": %d, "time_utc": "%s", "state": "%s", "texts": {"run": "%s", "training_name": "%s", "model_kind": "%s", "gating": "%s"}, "counters": {"cycle": %d, "cycles_done": %d, "seconds": %d}}\n' \
+  printf -v json '{"program": "synchronous_loop", "host": "%s", "pid": %d, "time_utc": "%s", "state": "%s", "texts": {"run": "%s", "training_name": "%s", "model_kind": "%s", "gating": "%s"}, "counters": {"cycle": %d, "cycles_done": %d, "seconds": %d}}' \
     "$host" $$ "$(date -u +%Y-%m-%dT%H:%M:%S.000Z)" "$phase" "$run_name" "$training_name" \
-    "$model_kind" "$gating" "$cycle" "$cycles_done" $(($(date +%s) - started)) > "$tmp"
+    "$model_kind" "$gating" "$cycle" "$cycles_done" $(($(date +%s) - started))
+  # Padded to 4 KiB like the programs' heartbeats: every version has the same size, so a reader
+  # on a network filesystem with a cached size of the old one still reads the new one whole.
+  printf '%-4095s\n' "$json" > "$tmp"
   mv -f "$tmp" "$status_file"
 }
 

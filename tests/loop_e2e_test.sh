@@ -57,6 +57,7 @@ grep -q accept "$base/gatekeepersgf/$first"/*.json || fail "match record without
 (($(count "$base/selfplay/$first/tdata" -name '*.npz') >= 1)) || fail "cycle 2 did not play $first"
 # The phase record says the loop finished.
 grep -q '"state": "done"' "$base"/status/synchronous_loop-*.json || fail "phase record not done"
+(($(stat -c %s "$base"/status/synchronous_loop-*.json) == 4096)) || fail "phase record not padded to 4 KiB"
 # Two cycles trained twice: at least two snapshots went through (accepted or rejected).
 exported=$(( $(ls "$base/models" | grep -vc '\.tmp' || true) + $(ls "$base/rejectedmodels" 2>/dev/null | grep -vc '\.tmp' || true) ))
 ((exported >= 2)) || fail "expected 2 exported models over 2 cycles, found $exported"

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <ctime>
+#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -66,6 +67,20 @@ TEST_CASE("publish: a file round trip, replacing an older version") {
   CHECK(ListAll(dir.path()) == std::vector<std::string>{"data.bin", "empty"});
 }
 
+TEST_CASE("publish: AppendLine adds whole lines and ends a torn one first") {
+  TempDir dir;
+  const std::string path = dir / "metrics.jsonl";
+  AppendLine(path, "{\"epoch\": 1}");
+  AppendLine(path, "{\"epoch\": 2}");
+  CHECK(ReadFile(path) == "{\"epoch\": 1}\n{\"epoch\": 2}\n");
+  // An append cut short by a full disk left half a line: the next line starts on its own.
+  std::ofstream(path, std::ios::app) << "{\"epo";
+  AppendLine(path, "{\"epoch\": 3}");
+  CHECK(ReadFile(path) == "{\"epoch\": 1}\n{\"epoch\": 2}\n{\"epo\n{\"epoch\": 3}\n");
+  CHECK_THROWS_WITH_AS(AppendLine(dir / "missing/x.jsonl", "x"),
+                       doctest::Contains("missing/x.jsonl"), IoError);
+}
+
 TEST_CASE("publish: ListPublished skips temporaries and sorts") {
   TempDir dir;
   PublishFile(dir / "b", "b");
@@ -74,7 +89,9 @@ TEST_CASE("publish: ListPublished skips temporaries and sorts") {
   pending.Write("not yet");
   AtomicDirectory pending_dir(dir / "d");
   CHECK(ListAll(dir.path()).size() == 4);
-  CHECK(ListPublished(dir.path()) == std::vector<std::string>{"a", "b"});
+  int64_t temporaries = -1;
+  CHECK(ListPublished(dir.path(), &temporaries) == std::vector<std::string>{"a", "b"});
+  CHECK(temporaries == 2);
   CHECK(ListPublished(dir / "missing").empty());
   pending.Commit();
   pending_dir.Commit();
@@ -162,7 +179,9 @@ TEST_CASE("publish: RemoveStaleTemporaries removes only old temporaries") {
   SetAge(dir / "notes.tmp", std::chrono::hours(2));
   SetAge(dir / "net.tmpl", std::chrono::hours(2));
 
-  CHECK(RemoveStaleTemporaries(dir.path(), std::chrono::hours(1)) == 2);
+  int64_t young = -1;
+  CHECK(RemoveStaleTemporaries(dir.path(), std::chrono::hours(1), &young) == 2);
+  CHECK(young == 2);  // fresh and busy-tree
   CHECK_FALSE(fs::exists(old_file));
   CHECK_FALSE(fs::exists(old_tree));
   CHECK(fs::exists(busy_tree + "/sub/new"));

@@ -82,6 +82,36 @@ std::string TemporaryPathFor(const std::string& final_path) {
   return final_path + ".tmp." + UniqueSuffix();
 }
 
+void AppendLine(const std::string& path, const std::string& line) {
+  const int fd = open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) ThrowErrno("open", path, errno);
+  std::string text = line + "\n";
+  struct stat info;
+  char last = '\n';
+  if (fstat(fd, &info) != 0 || (info.st_size > 0 && pread(fd, &last, 1, info.st_size - 1) != 1)) {
+    const int error = errno;
+    close(fd);
+    ThrowErrno("read the end of", path, error);
+  }
+  if (last != '\n') text.insert(text.begin(), '\n');
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t written = write(fd, text.data() + done, text.size() - done);
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) {
+      const int error = written < 0 ? errno : EIO;
+      close(fd);
+      ThrowErrno("append to", path, error);
+    }
+    done += static_cast<size_t>(written);
+  }
+  if (fsync(fd) != 0) {
+    const int error = errno;
+    close(fd);
+    ThrowErrno("fsync", path, error);
+  }
+  CloseOrThrow(fd, path);
+}
+
 AtomicFile::AtomicFile(const std::string& final_path)
     : final_path_(final_path), temp_path_(TemporaryPathFor(final_path)) {
   fd_ = open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

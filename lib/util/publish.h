@@ -45,6 +45,12 @@ class AtomicFile {
 // Publishes `contents` at `path` atomically (replacing an existing file).
 void PublishFile(const std::string& path, const std::string& contents);
 
+// Appends `line` and a newline to the file at `path` (created if missing; one writer at a time),
+// fsynced. When an earlier append was cut short (a full disk, a lost server) the file ends
+// inside a line: that torn line is ended first, so the new one stands on its own line and only
+// the torn one is lost to readers. Throws IoError naming the file.
+void AppendLine(const std::string& path, const std::string& line);
+
 // Builds a directory atomically: write files under path(), then Commit() fsyncs them and
 // renames the directory to its final name. Commit throws IoError if the target exists.
 // Destroying it uncommitted removes the temporary tree.

@@ -1,7 +1,6 @@
 #include "pipeline/torch/trainer_outputs.h"
 
 #include <boost/filesystem.hpp>
-#include <fstream>
 
 #include "pipeline/base_dir.h"
 #include "util/error.h"
@@ -57,10 +56,7 @@ void WriteSnapshot(const TrainerProgramOptions& o, const nn::NetTrainer& trainer
 
 void AppendMetrics(const std::string& train_dir, const json& line) {
   EnsureDirectory(train_dir);
-  std::ofstream out(train_dir + "/metrics.jsonl", std::ios::app);
-  out << line.dump() << "\n";
-  out.flush();
-  if (!out) throw IoError("cannot append to " + train_dir + "/metrics.jsonl");
+  AppendLine(train_dir + "/metrics.jsonl", line.dump());
 }
 
 }  // namespace tengen::pipeline
