@@ -5,10 +5,12 @@
 // check is pipeline/torch/torch_export.h.
 
 #include <iostream>
+#include <memory>
 
 #include "nn/torch/model.h"
 #include "pipeline/base_dir.h"
 #include "pipeline/exporter.h"
+#include "pipeline/service.h"
 #include "pipeline/torch/torch_export.h"
 #include "util/config.h"
 #include "util/log.h"
@@ -29,11 +31,9 @@ int Main(int argc, const char* const argv[]) {
   nn::CheckDevice(options.check.device);
   options.check_snapshot = pipeline::TorchSnapshotChecker();
 
-  InstallStopSignalHandlers();
-  Logger logger(ParseLogLevel(config.GetString("log_level")));
-  logger.OpenFile(pipeline::LogsDir(options.base_dir, "exporter") + "/" + pipeline::HostPid() +
-                  ".log");
-  logger.Info(StartupMessage("tengen-exporter", config));
+  const std::unique_ptr<Logger> owned_logger =
+      pipeline::StartService("exporter", options.base_dir, config);
+  Logger& logger = *owned_logger;
   const pipeline::ExporterStats stats =
       pipeline::RunExporter(options, logger, StopToken::FromSignals());
   logger.Info("tengen-exporter done: " + std::to_string(stats.exported) + " exported, " +

@@ -5,10 +5,12 @@
 // lives in pipeline/gatekeeper.h.
 
 #include <iostream>
+#include <memory>
 
 #include "nn/torch/model.h"
 #include "pipeline/base_dir.h"
 #include "pipeline/gatekeeper.h"
+#include "pipeline/service.h"
 #include "pipeline/torch/torch_loader.h"
 #include "util/config.h"
 #include "util/log.h"
@@ -32,11 +34,9 @@ int Main(int argc, const char* const argv[]) {
   net_options.max_batch_size = options.nn_max_batch_size;
   options.load_model = pipeline::TorchModelLoader(net_options, config.GetString("channels_last"));
 
-  InstallStopSignalHandlers();
-  Logger logger(ParseLogLevel(config.GetString("log_level")));
-  logger.OpenFile(pipeline::LogsDir(options.base_dir, "gatekeeper") + "/" + pipeline::HostPid() +
-                  ".log");
-  logger.Info(StartupMessage("tengen-gatekeeper", config));
+  const std::unique_ptr<Logger> owned_logger =
+      pipeline::StartService("gatekeeper", options.base_dir, config);
+  Logger& logger = *owned_logger;
   const pipeline::GatekeeperStats stats =
       pipeline::RunGatekeeper(options, logger, StopToken::FromSignals());
   logger.Info("tengen-gatekeeper done: " + std::to_string(stats.accepted) + " accepted, " +

@@ -4,10 +4,12 @@
 // pipeline/selfplay.h; the option keys are declared in pipeline/selfplay_config.h.
 
 #include <iostream>
+#include <memory>
 
 #include "pipeline/base_dir.h"
 #include "pipeline/selfplay.h"
 #include "pipeline/selfplay_config.h"
+#include "pipeline/service.h"
 #ifdef TENGEN_WITH_TORCH
 #include "nn/torch/model.h"
 #include "pipeline/torch/torch_loader.h"
@@ -39,11 +41,9 @@ int Main(int argc, const char* const argv[]) {
 #endif
   // Without libtorch in this binary, a model in models_dir is a clear error (model registry).
 
-  InstallStopSignalHandlers();
-  Logger logger(ParseLogLevel(config.GetString("log_level")));
-  logger.OpenFile(pipeline::LogsDir(options.base_dir, "selfplay") + "/" + pipeline::HostPid() +
-                  ".log");
-  logger.Info(StartupMessage("tengen-selfplay", config));
+  const std::unique_ptr<Logger> owned_logger =
+      pipeline::StartService("selfplay", options.base_dir, config);
+  Logger& logger = *owned_logger;
 
   const pipeline::SelfplayStats stats =
       pipeline::RunSelfplay(options, logger, StopToken::FromSignals());

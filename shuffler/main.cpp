@@ -4,8 +4,10 @@
 // pipeline/shuffle.h.
 
 #include <iostream>
+#include <memory>
 
 #include "pipeline/base_dir.h"
+#include "pipeline/service.h"
 #include "pipeline/shuffle.h"
 #include "util/config.h"
 #include "util/log.h"
@@ -24,11 +26,9 @@ int Main(int argc, const char* const argv[]) {
   if (!ParseCommandLineOrHelp(spec, argc, argv, config, std::cout)) return 0;
   const pipeline::ShuffleOptions options = pipeline::ShuffleOptionsFromConfig(config);
 
-  InstallStopSignalHandlers();
-  Logger logger(ParseLogLevel(config.GetString("log_level")));
-  logger.OpenFile(pipeline::LogsDir(options.base_dir, "shuffler") + "/" + pipeline::HostPid() +
-                  ".log");
-  logger.Info(StartupMessage("tengen-shuffler", config));
+  const std::unique_ptr<Logger> owned_logger =
+      pipeline::StartService("shuffler", options.base_dir, config);
+  Logger& logger = *owned_logger;
   const int published = pipeline::RunShuffler(options, logger, StopToken::FromSignals());
   logger.Info("tengen-shuffler done: " + std::to_string(published) + " shuffles published");
   return 0;

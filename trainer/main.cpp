@@ -5,8 +5,10 @@
 // data parallelism. Everything but option handling lives in pipeline/torch/trainer.h.
 
 #include <iostream>
+#include <memory>
 
 #include "pipeline/base_dir.h"
+#include "pipeline/service.h"
 #include "pipeline/torch/trainer.h"
 #include "util/config.h"
 #include "util/log.h"
@@ -25,11 +27,9 @@ int Main(int argc, const char* const argv[]) {
   if (!ParseCommandLineOrHelp(spec, argc, argv, config, std::cout)) return 0;
   const pipeline::TrainerProgramOptions options = pipeline::TrainerOptionsFromConfig(config);
 
-  InstallStopSignalHandlers();
-  Logger logger(ParseLogLevel(config.GetString("log_level")));
-  logger.OpenFile(pipeline::LogsDir(options.base_dir, "trainer") + "/" + pipeline::HostPid() +
-                  ".log");
-  logger.Info(StartupMessage("tengen-trainer", config));
+  const std::unique_ptr<Logger> owned_logger =
+      pipeline::StartService("trainer", options.base_dir, config);
+  Logger& logger = *owned_logger;
   const pipeline::TrainerResult result =
       pipeline::RunTrainer(options, logger, StopToken::FromSignals());
   logger.Info("tengen-trainer done: " + std::to_string(result.epochs) + " epochs this run, " +

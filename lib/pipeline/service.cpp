@@ -9,6 +9,15 @@
 
 namespace tengen::pipeline {
 
+std::unique_ptr<Logger> StartService(const std::string& program, const std::string& base_dir,
+                                     const Config& config) {
+  InstallStopSignalHandlers();
+  auto logger = std::make_unique<Logger>(ParseLogLevel(config.GetString("log_level")));
+  logger->OpenFile(LogsDir(base_dir, program) + "/" + HostPid() + ".log");
+  logger->Info(StartupMessage("tengen-" + program, config));
+  return logger;
+}
+
 ServiceHeartbeat::ServiceHeartbeat(const std::string& base_dir, const std::string& program,
                                    std::chrono::milliseconds interval, Logger& logger)
     : heartbeat_(StatusDir(base_dir), program, interval), logger_(logger) {}

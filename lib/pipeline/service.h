@@ -1,23 +1,32 @@
 #pragma once
 // What the five long-running programs (selfplay, shuffler, trainer, exporter, gatekeeper) do the
-// same way, written once: a heartbeat whose failures are warnings, a wait that a stop request
-// cuts short, the loop of a program that works in passes, the master seed and the seeds drawn
-// from it, and the check that the boards fit the nets' input. No libtorch here: the trainer
-// uses it from pipeline/torch, the others from pipeline.
+// same way, written once: their start (signals, log file, start-up message), a heartbeat whose
+// failures are warnings, a wait that a stop request cuts short, the loop of a program that works in
+// passes, the master seed and the seeds drawn from it, and the check that the boards fit the nets'
+// input. No libtorch here: the trainer uses it from pipeline/torch, the others from pipeline.
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 
 #include "pipeline/game_runner.h"
 #include "pipeline/heartbeat.h"
+#include "util/config.h"
 #include "util/log.h"
 #include "util/rng.h"
 #include "util/signals.h"
 
 namespace tengen::pipeline {
+
+// The start of tengen-<program> once its options are read: SIGINT and SIGTERM request a stop
+// (util/signals.h), and a logger at the config's log_level that also writes
+// <base>/logs/<program>/<host>-<pid>.log has logged the start-up message (version and every
+// option's value).
+std::unique_ptr<Logger> StartService(const std::string& program, const std::string& base_dir,
+                                     const Config& config);
 
 // How often a program's monitor (the thread that watches its game threads) wakes to see
 // whether they are done, refresh the heartbeat and publish what is due.

@@ -124,11 +124,11 @@ bool ChooseWindow(const ShuffleOptions& options, ShardScanner& scanner, Logger& 
   const auto scan_start = Clock::now();
   window->files = scanner.Scan(options.base_dir, logger);
   const ShardScanCounts& scan = scanner.counts();
-  logger.Info(StrCat(
-      "scanned ", window->files.size(), " shards in ", scan.directories, " model directories in ",
-      FormatFixed(std::chrono::duration<double>(Clock::now() - scan_start).count(), 2),
-      " s: ", scan.listed, " listed (the others settled), ", scan.stats, " shards stat'ed, ",
-      scan.headers_read, " opened for their rows"));
+  logger.Info(
+      StrCat("scanned ", window->files.size(), " shards in ", scan.directories,
+             " model directories (", scan.listed, " listed, the others settled and unchanged) in ",
+             FormatFixed(std::chrono::duration<double>(Clock::now() - scan_start).count(), 2),
+             " s: ", scan.stats, " shards stat'ed, ", scan.headers_read, " opened for their rows"));
   std::sort(window->files.begin(), window->files.end(), NewerFirst);
   int64_t other_rows = 0;
   for (const ShardFile& file : window->files)
