@@ -8,18 +8,29 @@
 # shows every host's processes and the selfplay rates per host, cluster.sh list shows each
 # program on its host, every program stops with status 0, no pid file or temporary is left,
 # and every published file reads back (check_base_dir).
-# Skipped (exit 77) where network namespaces, FUSE or sshfs are missing.
+# With DELAY_MS, the same across a slow network: each worker reaches the file server DELAY_MS
+# late each way (a round trip of 2 x DELAY_MS, tests/delay_proxy.py; this kernel has no tc
+# netem). Skipped (exit 77) where network namespaces, FUSE or sshfs are missing.
 #
-#   netfs_cluster_test.sh SOURCE_DIR BIN_DIR CHECK_BASE_DIR
+#   netfs_cluster_test.sh SOURCE_DIR BIN_DIR CHECK_BASE_DIR [DELAY_MS]
 set -euo pipefail
 src=$1
 bin=$2
 checker=$3
+export NETFS_DELAY_MS=${4:-}
 work=$(mktemp -d)
 source "$src/tests/netfs_lib.sh"
 netfs_require
 netfs_up 2
 source "$src/tests/loop_lib.sh"
+
+if [[ -n $NETFS_DELAY_MS ]]; then
+  # The delay is in effect: creating, syncing, closing and removing a file on a worker's mount
+  # takes at least two round trips.
+  took=$(on netfs-w1 "python3 -c 'import os, time; t = time.time(); f = open(\"$base/.probe\", \"w\"); f.write(\"x\"); f.flush(); os.fsync(f.fileno()); f.close(); os.remove(\"$base/.probe\"); print(int((time.time() - t) * 1000))'")
+  ((took >= 4 * NETFS_DELAY_MS)) || fail "a file round trip on netfs-w1 took $took ms, less than 2 round trips of $((2 * NETFS_DELAY_MS)) ms"
+  echo "a file created, synced and removed on netfs-w1 in $took ms (round trip $((2 * NETFS_DELAY_MS)) ms)"
+fi
 
 options() { local -n tiny=tiny_$1; printf ' %q' "${tiny[@]}"; }
 cat > "$work/hosts" << EOF
@@ -50,8 +61,10 @@ echo "$(($(now) - started)) s: shards from both workers, models: $(newest_models
 
 # tengen-status on a worker, reading the base directory through its mount: every host's
 # programs alive, and the selfplay rates of both workers.
+status_start=$(now)
 status=$(on netfs-w1 "$bin/tengen-status $base") || fail "tengen-status on netfs-w1 failed: $status"
 echo "$status"
+echo "tengen-status on netfs-w1 took $(($(now) - status_start)) s ($(newest_models | wc -l) models)"
 for entry in "selfplay on netfs-w1" "selfplay on netfs-w2" "shuffler on netfs-fs" \
   "trainer on netfs-fs" "exporter on netfs-fs" "gatekeeper on netfs-fs"; do
   grep -q "^  $entry pid [0-9]*: alive" <<< "$status" || fail "tengen-status does not show $entry alive"

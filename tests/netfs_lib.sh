@@ -21,7 +21,9 @@
 #                              machine can build the cluster: root, iproute2, util-linux
 #                              unshare, sshd, ssh, sshfs, /dev/fuse, network namespaces
 #   netfs_up N [SSHFS_OPTIONS] file server plus N workers; SSHFS_OPTIONS (comma-separated)
-#                              are added to every worker's mount options
+#                              are added to every worker's mount options; with NETFS_DELAY_MS
+#                              set, each worker's link to the file server is that much slower
+#                              each way (tests/delay_proxy.py)
 #   netfs_down                 tears everything down (installed as the EXIT/INT/TERM trap by
 #                              netfs_up; idempotent)
 #   on HOST COMMAND            runs COMMAND (a string, run by bash) on HOST over ssh
@@ -124,10 +126,13 @@ netfs_ssh_config() {
 }
 
 # The mount options every worker uses: reconnect after a lost connection, notice a dead link
-# within ~6 s (ServerAlive), give up a reconnection attempt after 5 s, plus the test's own.
+# within ~6 s (ServerAlive), give up a reconnection attempt after 5 s, plus the test's own; with
+# NETFS_DELAY_MS, the connection goes through tests/delay_proxy.py, which delays every byte by
+# that much each way (network latency, where the kernel has no tc netem).
 netfs_worker_mount_options() {
-  local k=$1
-  echo "IdentityFile=$work/netfs/user_key,StrictHostKeyChecking=no,UserKnownHostsFile=/dev/null,port=$netfs_port,reconnect,ServerAliveInterval=2,ServerAliveCountMax=3,ConnectTimeout=5,BatchMode=yes${netfs_sshfs_options:+,$netfs_sshfs_options}"
+  local k=$1 delay=""
+  [[ -n ${NETFS_DELAY_MS:-} ]] && delay=",ProxyCommand=python3 $src/tests/delay_proxy.py %h %p $NETFS_DELAY_MS"
+  echo "IdentityFile=$work/netfs/user_key,StrictHostKeyChecking=no,UserKnownHostsFile=/dev/null,port=$netfs_port,reconnect,ServerAliveInterval=2,ServerAliveCountMax=3,ConnectTimeout=5,BatchMode=yes${netfs_sshfs_options:+,$netfs_sshfs_options}$delay"
 }
 
 # netfs_boot HOST: starts HOST's long-lived shell in its namespaces: host name, loopback,

@@ -149,21 +149,21 @@ void CollectTraining(RunStatus& s) {
 }
 
 void CollectModels(RunStatus& s) {
-  const std::vector<ModelEntry> accepted = ListModelDirs(pipeline::ModelsDir(s.base), &s.notes);
+  // Only listings and the newest model's and record's files: on a network filesystem every file
+  // read costs round trips, and a week-long run has thousands of models.
+  const std::vector<ModelEntry> accepted =
+      ListModelDirs(pipeline::ModelsDir(s.base), &s.notes, ModelTimes::kNewest);
   s.models.accepted = static_cast<int>(accepted.size());
   if (!accepted.empty()) s.models.newest_accepted = accepted.back();
-  s.models.rejected =
-      static_cast<int>(ListModelDirs(pipeline::RejectedModelsDir(s.base), &s.notes).size());
-  for (const ModelEntry& m : ListModelDirs(pipeline::ModelsToBeTestedDir(s.base), &s.notes))
+  const std::vector<ModelEntry> rejected =
+      ListModelDirs(pipeline::RejectedModelsDir(s.base), &s.notes, ModelTimes::kNone);
+  s.models.rejected = static_cast<int>(rejected.size());
+  for (const ModelEntry& m :
+       ListModelDirs(pipeline::ModelsToBeTestedDir(s.base), &s.notes, ModelTimes::kNone))
     s.models.queue.push_back(m.name);
-  s.models.broken_snapshots =
-      static_cast<int>(ListModelDirs(s.base + "/torchmodels_toexport_broken", nullptr).size());
-  const std::vector<GatingRecord> records = ReadGatingRecords(s.base, &s.notes);
-  for (const GatingRecord& r : records) {
-    if (r.decision == "accept" || r.decision == "accepted") ++s.gating.accepted;
-    if (r.decision == "reject" || r.decision == "rejected") ++s.gating.rejected;
-  }
-  if (!records.empty()) s.gating.last = records.back();
+  s.models.broken_snapshots = static_cast<int>(
+      ListModelDirs(s.base + "/torchmodels_toexport_broken", nullptr, ModelTimes::kNone).size());
+  s.gating = SummarizeGating(s.base, accepted, rejected, &s.notes);
 }
 
 void AddWarnings(RunStatus& s) {

@@ -76,11 +76,6 @@ struct ModelCounts {
   int broken_snapshots = 0;  // torchmodels_toexport_broken/
 };
 
-struct GatingSummary {
-  int accepted = 0, rejected = 0;  // decisions recorded in gatekeepersgf/
-  std::optional<GatingRecord> last;
-};
-
 struct LadderEntry {
   std::string name;
   double elo = kUnknown, low = kUnknown, high = kUnknown;

@@ -11,6 +11,7 @@
 #include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "data/training_rows.h"
@@ -390,33 +391,62 @@ Shuffles ReadShuffles(const std::string& base, std::vector<std::string>* notes) 
   return shuffles;
 }
 
-std::vector<ModelEntry> ListModelDirs(const std::string& dir, std::vector<std::string>* notes) {
+namespace {
+
+// m->time from export.json (exported_utc), else model.json (created_utc); unchanged when
+// neither says.
+void ReadModelTime(ModelEntry* m, NoteLimiter* limiter) {
+  for (const auto& [file, key] :
+       {std::pair<const char*, const char*>{"export.json", "exported_utc"},
+        {"model.json", "created_utc"}}) {
+    const std::string meta = m->path + "/" + file;
+    if (!Lstat(meta)) continue;
+    std::string why;
+    const std::optional<json> j = ReadJson(meta, &why);
+    if (!j) {
+      limiter->Add(meta + " skipped: " + why);
+      continue;
+    }
+    if (const auto t = ParseUtc(Text(*j, key))) {
+      m->time = *t;
+      return;
+    }
+  }
+}
+
+// Published subdirectories of dir (readdir says which entries are directories; an lstat
+// decides where it cannot), sorted; [] when dir cannot be listed.
+std::vector<std::string> ListSubdirectories(const std::string& dir) {
+  std::vector<std::string> names;
+  std::string why;
+  const std::optional<std::vector<DirEntry>> entries = ReadEntries(dir, &why);
+  if (!entries) return names;
+  for (const DirEntry& e : *entries) {
+    if (IsTemporaryName(e.name) || e.kind == DirEntry::Kind::kFile) continue;
+    if (e.kind != DirEntry::Kind::kDirectory) {
+      const std::optional<FileStat> st = Lstat(dir + "/" + e.name);
+      if (!st || !st->directory) continue;
+    }
+    names.push_back(e.name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+std::vector<ModelEntry> ListModelDirs(const std::string& dir, std::vector<std::string>* notes,
+                                      ModelTimes times) {
   std::vector<ModelEntry> models;
   NoteLimiter limiter(notes, "bad model metadata files");
-  for (const std::string& name : ListQuietly(dir)) {
-    const std::string path = dir + "/" + name;
-    const std::optional<FileStat> st = Lstat(path);
-    if (!st || !st->directory) continue;
+  for (const std::string& name : ListSubdirectories(dir)) {
     ModelEntry m;
     m.name = name;
-    m.path = path;
+    m.path = dir + "/" + name;
     if (!pipeline::ParseModelName(name, &m.samples, &m.rows)) m.samples = m.rows = 0;
-    m.time = st->mtime;
-    for (const auto& [file, key] :
-         {std::pair<const char*, const char*>{"export.json", "exported_utc"},
-          {"model.json", "created_utc"}}) {
-      const std::string meta = path + "/" + file;
-      if (!Lstat(meta)) continue;
-      std::string why;
-      const std::optional<json> j = ReadJson(meta, &why);
-      if (!j) {
-        limiter.Add(meta + " skipped: " + why);
-        continue;
-      }
-      if (const auto t = ParseUtc(Text(*j, key))) {
-        m.time = *t;
-        break;
-      }
+    if (times == ModelTimes::kAll) {
+      if (const std::optional<FileStat> st = Lstat(m.path)) m.time = st->mtime;
+      ReadModelTime(&m, &limiter);
     }
     models.push_back(std::move(m));
   }
@@ -425,8 +455,66 @@ std::vector<ModelEntry> ListModelDirs(const std::string& dir, std::vector<std::s
     if (a.time != b.time) return a.time < b.time;
     return a.name < b.name;
   });
+  if (times == ModelTimes::kNewest && !models.empty()) {
+    ModelEntry& newest = models.back();
+    if (const std::optional<FileStat> st = Lstat(newest.path)) newest.time = st->mtime;
+    ReadModelTime(&newest, &limiter);
+  }
   return models;
 }
+
+namespace {
+
+// One gatekeeper match record, or nullopt (with a note) when it is not one.
+std::optional<GatingRecord> ReadGatingRecord(const std::string& path, const std::string& candidate,
+                                             NoteLimiter* limiter) {
+  std::string why;
+  const std::optional<json> j = ReadJson(path, &why);
+  if (!j) {
+    limiter->Add("gating record " + path + " skipped: " + why);
+    return std::nullopt;
+  }
+  if (Text(*j, "format") != "tengen-gating") {
+    limiter->Add("gating record " + path + " skipped: format is not tengen-gating");
+    return std::nullopt;
+  }
+  GatingRecord r;
+  r.file = path;
+  r.candidate = Text(*j, "candidate");
+  if (r.candidate.empty()) r.candidate = candidate;
+  r.baseline = Text(*j, "baseline");
+  r.decision = Text(*j, "decision");
+  r.reason = Text(*j, "reason");
+  r.mode = Text(*j, "mode");
+  r.games = Integer(*j, "games");
+  r.wins = Integer(*j, "candidate_wins");
+  r.losses = Integer(*j, "candidate_losses");
+  r.draws = Integer(*j, "draws");
+  r.score_fraction = Number(*j, "score_fraction");
+  r.elo = Number(*j, "elo");
+  r.elo_low = Number(*j, "elo_low");
+  r.elo_high = Number(*j, "elo_high");
+  r.time = TimeOf(*j, "finished_utc", path);
+  return r;
+}
+
+bool NewerRecord(const GatingRecord& a, const GatingRecord& b) {
+  return a.time != b.time ? a.time > b.time : a.file > b.file;
+}
+
+// The newest record in one candidate's directory, or nullopt.
+std::optional<GatingRecord> NewestRecordIn(const std::string& dir, const std::string& candidate,
+                                           NoteLimiter* limiter) {
+  std::optional<GatingRecord> newest;
+  for (const std::string& name : ListQuietly(dir)) {
+    if (!EndsWith(name, ".json")) continue;
+    std::optional<GatingRecord> r = ReadGatingRecord(dir + "/" + name, candidate, limiter);
+    if (r && (!newest || NewerRecord(*r, *newest))) newest = std::move(r);
+  }
+  return newest;
+}
+
+}  // namespace
 
 std::vector<GatingRecord> ReadGatingRecords(const std::string& base,
                                             std::vector<std::string>* notes) {
@@ -437,41 +525,33 @@ std::vector<GatingRecord> ReadGatingRecords(const std::string& base,
     const std::string dir = root + "/" + candidate;
     for (const std::string& name : ListQuietly(dir)) {
       if (!EndsWith(name, ".json")) continue;
-      const std::string path = dir + "/" + name;
-      std::string why;
-      const std::optional<json> j = ReadJson(path, &why);
-      if (!j) {
-        limiter.Add("gating record " + path + " skipped: " + why);
-        continue;
-      }
-      if (Text(*j, "format") != "tengen-gating") {
-        limiter.Add("gating record " + path + " skipped: format is not tengen-gating");
-        continue;
-      }
-      GatingRecord r;
-      r.file = path;
-      r.candidate = Text(*j, "candidate");
-      if (r.candidate.empty()) r.candidate = candidate;
-      r.baseline = Text(*j, "baseline");
-      r.decision = Text(*j, "decision");
-      r.reason = Text(*j, "reason");
-      r.mode = Text(*j, "mode");
-      r.games = Integer(*j, "games");
-      r.wins = Integer(*j, "candidate_wins");
-      r.losses = Integer(*j, "candidate_losses");
-      r.draws = Integer(*j, "draws");
-      r.score_fraction = Number(*j, "score_fraction");
-      r.elo = Number(*j, "elo");
-      r.elo_low = Number(*j, "elo_low");
-      r.elo_high = Number(*j, "elo_high");
-      r.time = TimeOf(*j, "finished_utc", path);
-      records.push_back(std::move(r));
+      std::optional<GatingRecord> r = ReadGatingRecord(dir + "/" + name, candidate, &limiter);
+      if (r) records.push_back(std::move(*r));
     }
   }
-  std::sort(records.begin(), records.end(), [](const GatingRecord& a, const GatingRecord& b) {
-    return a.time != b.time ? a.time < b.time : a.file < b.file;
-  });
+  std::sort(records.begin(), records.end(),
+            [](const GatingRecord& a, const GatingRecord& b) { return NewerRecord(b, a); });
   return records;
+}
+
+GatingSummary SummarizeGating(const std::string& base, const std::vector<ModelEntry>& accepted,
+                              const std::vector<ModelEntry>& rejected,
+                              std::vector<std::string>* notes) {
+  GatingSummary summary;
+  NoteLimiter limiter(notes, "bad gating records");
+  std::set<std::string> accepted_names, rejected_names;
+  for (const ModelEntry& m : accepted) accepted_names.insert(m.name);
+  for (const ModelEntry& m : rejected) rejected_names.insert(m.name);
+  const std::string root = pipeline::GatekeeperSgfDir(base);
+  std::vector<ModelEntry> candidates = ListModelDirs(root, nullptr, ModelTimes::kNone);
+  for (const ModelEntry& c : candidates) {
+    summary.accepted += static_cast<int>(accepted_names.count(c.name));
+    summary.rejected += static_cast<int>(rejected_names.count(c.name));
+  }
+  // Newest candidate first (by samples in the name): the first with a record has the last one.
+  for (auto c = candidates.rbegin(); c != candidates.rend() && !summary.last; ++c)
+    summary.last = NewestRecordIn(c->path, c->name, &limiter);
+  return summary;
 }
 
 DiskUsage BaseUsage::Of(const std::string& top_name) const {

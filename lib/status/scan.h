@@ -110,7 +110,11 @@ struct ModelEntry {
 };
 // The model directories in dir (plain files and temporaries skipped), oldest first (samples,
 // then time).
-std::vector<ModelEntry> ListModelDirs(const std::string& dir, std::vector<std::string>* notes);
+// Which models' times ListModelDirs reads (each costs a few file reads: round trips on a network
+// filesystem, for every model of a week-long run).
+enum class ModelTimes { kAll, kNewest, kNone };  // kNone: time 0
+std::vector<ModelEntry> ListModelDirs(const std::string& dir, std::vector<std::string>* notes,
+                                      ModelTimes times = ModelTimes::kAll);
 
 // A gatekeeper match record gatekeepersgf/<candidate>/<stem>.json (format "tengen-gating").
 struct GatingRecord {
@@ -122,6 +126,17 @@ struct GatingRecord {
 // Every record, oldest first; files of another format are skipped with a note.
 std::vector<GatingRecord> ReadGatingRecords(const std::string& base,
                                             std::vector<std::string>* notes);
+
+// The gatekeeper's decisions without reading every record: candidates with a directory under
+// gatekeepersgf/ that are now among `accepted` (models/) or `rejected` (rejectedmodels/), and
+// the newest record of the newest candidate (by the samples in its name) that has one.
+struct GatingSummary {
+  int accepted = 0, rejected = 0;
+  std::optional<GatingRecord> last;
+};
+GatingSummary SummarizeGating(const std::string& base, const std::vector<ModelEntry>& accepted,
+                              const std::vector<ModelEntry>& rejected,
+                              std::vector<std::string>* notes);
 
 // Bytes under a directory tree (symbolic links not followed; temporaries included, as they
 // use disk too), and the bytes of files modified at or after `since`.
