@@ -16,6 +16,8 @@
 #   --visits V         the nets' visits per move in rating games (default 100)
 #   --board-size N     board size of the rating games (default 9, the loop's)
 #   --rate-only        skip training (whatever running time is left) and rate what exists
+#   --train-only       train up to the running time, rate nothing (bench/gating_ab.sh trains
+#                      two runs in turns this way, then rates both)
 #
 # Files, under BASEDIR/strength/:
 #   running_seconds    training time so far (updated every 30 s while the loop runs)
@@ -40,6 +42,7 @@ levels=1,5,10
 visits=100
 board_size=9
 rate_only=0
+train_only=0
 positional=()
 loop_options=()
 while (($#)); do
@@ -51,6 +54,7 @@ while (($#)); do
     --visits) visits=$2; shift 2 ;;
     --board-size) board_size=$2; shift 2 ;;
     --rate-only) rate_only=1; shift ;;
+    --train-only) train_only=1; shift ;;
     --) shift; loop_options=("$@"); break ;;
     -h|--help) usage ;;
     --*) echo "strength_run.sh: unknown option $1" >&2; usage ;;
@@ -227,5 +231,7 @@ print("| %s vs %s | %d | %.1f%% | %s (%s, %s) |" % (m["engines"][0]["name"], m["
   cat "$state/summary.md"
 }
 
+((rate_only && train_only)) && { echo "strength_run.sh: --rate-only and --train-only exclude each other" >&2; exit 2; }
 ((rate_only)) || train
+((train_only)) && exit 0
 rate

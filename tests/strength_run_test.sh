@@ -28,6 +28,14 @@ run() {
 }
 
 started=$(now)
+# --train-only: half the budget, nothing rated; run 1 then trains the other half and rates.
+bash "$src/scripts/strength_run.sh" "$base" --hours 0.004 --train-only -- strength tiny b1c16 0 \
+  --games-per-cycle 6 "${loop_sets[@]}" > "$work/run0.log" 2>&1 ||
+  { cat "$work/run0.log"; fail "strength_run.sh --train-only exited with $?"; }
+half=$(cat "$base/strength/running_seconds")
+((half >= 14 && half <= 14 + 40)) || fail "--train-only: running time $half s, budget 14 s"
+[[ ! -e $base/strength/summary.md ]] && ! compgen -G "$base/ladder/*-vs-*" > /dev/null ||
+  fail "--train-only rated nets"
 run 1
 spent=$(cat "$base/strength/running_seconds")
 ((spent >= 28 && spent <= 28 + 40)) || fail "running time $spent s, budget 28 s"
