@@ -275,11 +275,18 @@ ckpt=$(newest_checkpoint)
 state=$("$checker" "$base" 2> /dev/null | grep "^state .*/$ckpt ") || fail "check_base_dir does not list checkpoint $ckpt"
 [[ $(awk '{ print $5 }' <<< "$state") == 1 ]] ||
   fail "the requeue did not stop the trainer inside an epoch (checkpoint $ckpt: $state)"
-# SLURM holds a requeued job back for a while (its begin time); start it now.
 pending() { [[ $(job_state "$trainer_job") == PENDING ]]; }
-wait_for 90 "job $trainer_job to be pending again" pending
-scontrol update jobid="$trainer_job" StartTime=now || fail "scontrol update jobid=$trainer_job StartTime=now failed"
-wait_for 60 "the requeued job $trainer_job to run" running "$trainer_job"
+# start_requeued: once the requeued trainer job is pending, starts it now instead of at the
+# begin time SLURM holds it back to. slurmd revokes the old run's credential with a time in
+# whole seconds, and a run started in that same second is killed as "Job credential revoked"
+# (seen once in CI): it starts a second later.
+start_requeued() {
+  wait_for 90 "job $trainer_job to be pending again" pending
+  sleep 2
+  scontrol update jobid="$trainer_job" StartTime=now || fail "scontrol update jobid=$trainer_job StartTime=now failed"
+  wait_for 60 "the requeued job $trainer_job to run" running "$trainer_job"
+}
+start_requeued
 new_pid_file() { [[ -n $(trainer_pid_file) && $(field pid "$(trainer_pid_file)") != "$old_pid" ]]; }
 wait_for 60 "the requeued trainer's pid file" new_pid_file
 new_pid=$(field pid "$(trainer_pid_file)")
@@ -315,9 +322,7 @@ wait_for 30 "job.sh to requeue job $trainer_job after the SIGINT ($out_file)" re
 check_all "the SIGINT to the trainer's batch shell"
 ckpt=$(newest_checkpoint)
 [[ $ckpt != "$ckpt_before_int" ]] || fail "the trainer wrote no checkpoint on the SIGINT"
-wait_for 90 "job $trainer_job to be pending again" pending
-scontrol update jobid="$trainer_job" StartTime=now || fail "scontrol update jobid=$trainer_job StartTime=now failed"
-wait_for 60 "the requeued job $trainer_job to run" running "$trainer_job"
+start_requeued
 third_pid_file() { [[ -n $(trainer_pid_file) && $(field pid "$(trainer_pid_file)") != "$int_pid" ]]; }
 wait_for 60 "the trainer's pid file after the second requeue" third_pid_file
 new_pid=$(field pid "$(trainer_pid_file)")
