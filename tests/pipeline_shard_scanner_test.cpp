@@ -7,8 +7,8 @@
 #include <boost/filesystem.hpp>
 #include <ctime>
 
-#include "data/training_rows.h"
 #include "pipeline/base_dir.h"
+#include "shard_fixture.h"
 #include "test_support.h"
 #include "util/log.h"
 #include "util/publish.h"
@@ -20,27 +20,6 @@ namespace fs = boost::filesystem;
 using testing::TempDir;
 
 constexpr std::time_t kLongAgo = 1700000000;  // 2023: older than every settle age
-
-// Writes `rows` rows of a 2x2 board into `path` (a real shard, readable by its headers).
-void WriteRealShard(const std::string& path, int rows) {
-  data::RowShape shape;
-  shape.pos_len = 2;
-  shape.num_spatial = 1;
-  shape.num_global = 1;
-  shape.feature_version = 1;
-  data::ShardWriter writer(shape, "m");
-  for (int i = 0; i < rows; ++i) {
-    data::TrainingRow row;
-    row.spatial.assign(4, 0.0f);
-    row.global = {0.0f};
-    row.policy.assign(5, 0.2f);
-    row.ownership.assign(4, 0);
-    row.turn = i;
-    row.board_size = 2;
-    writer.Add(row);
-  }
-  writer.WriteAndClear(path);
-}
 
 // Makes a directory look unchanged for long (what settles it).
 void Age(const std::string& path) { fs::last_write_time(path, kLongAgo); }
@@ -71,7 +50,7 @@ TEST_CASE("shard scanner: rows from names without opening the files, headers of 
   // Not a zip at all: only its name can say how many rows it holds.
   base.Write("selfplay/m1/tdata/" + ShardFileName("20261125-131503-h-1-0000000000000001", 7),
              "not an npz");
-  WriteRealShard(tdata + "/20261125-131504-h-1-0000000000000002.npz", 3);
+  testing::WriteTinyShard(tdata + "/20261125-131504-h-1-0000000000000002.npz", 3, "m1");
   base.Write("selfplay/m1/tdata/20261125-131505-h-1-0000000000000003.npz", "broken");
   Logger logger(LogLevel::kError);
   ShardScanner scanner;

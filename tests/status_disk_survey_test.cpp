@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "data/training_rows.h"
 #include "pipeline/base_dir.h"
+#include "shard_fixture.h"
 #include "test_support.h"
 #include "util/publish.h"
 
@@ -90,19 +90,7 @@ TEST_CASE("disk survey: shards' rows, recent rows and the newest shard from thei
 
   // A shard of an older version (no rows in its name): its headers count when asked to open
   // it, an unknown count otherwise; an unreadable one adds a note.
-  data::RowShape shape;
-  shape.pos_len = 2;
-  shape.num_spatial = 1;
-  shape.num_global = 1;
-  shape.feature_version = 1;
-  data::ShardWriter writer(shape, "m1");
-  data::TrainingRow row;
-  row.spatial.assign(4, 0.0f);
-  row.global = {0.0f};
-  row.policy.assign(5, 0.2f);
-  row.ownership.assign(4, 0);
-  writer.Add(row);
-  writer.WriteAndClear(tdata + "/" + StemAt(now - 30, 4) + ".npz");
+  testing::WriteTinyShard(tdata + "/" + StemAt(now - 30, 4) + ".npz", 1, "m1");
   CHECK(SurveyShards(base.path(), static_cast<double>(now) - 3600, true, &notes).rows == 66);
   CHECK(SurveyShards(base.path(), static_cast<double>(now) - 3600, false, &notes).rows == -1);
   base.Write("selfplay/m1/tdata/" + StemAt(now - 20, 5) + ".npz", "broken");
