@@ -7,13 +7,13 @@
 #
 # Two strength runs of the default loop (scripts/strength_run.sh), DIR/gating (USEGATING 1) and
 # DIR/nogating (0), trained in turns, SLICE hours of running time each (default 0.25), until
-# each has H hours (default 1), so that both meet the same machine and the same load. Then
-# each is rated on its own ladder (strength_run.sh --rate-only: hourly nets against each other
-# and GNU Go at levels L, default 1,5,10, RATE-GAMES games, default 40), and the last nets of
-# the two play N games (default 100) against each other (DIR/final-match/match.json). Rating
-# games use V visits a move (default 100) on an N x N board (default 9). Stop it with Ctrl-C and run the same
-# command again: it resumes, and nothing trained or played is done twice. The options after
-# -- go to both loops.
+# each has H hours (default 1), so that both meet the same machine and the same load. Then the
+# last nets of the two play N games (default 100) against each other
+# (DIR/final-match/match.json), and each run is rated on its own ladder (strength_run.sh
+# --rate-only: hourly nets against each other and GNU Go at levels L, default 1,5,10,
+# RATE-GAMES games, default 40). Rating games use V visits a move (default 100) on an N x N
+# board (default 9). Stop it with Ctrl-C and run the same command again: it resumes, and
+# nothing trained or played is done twice. The options after -- go to both loops.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2; exit 2; }
@@ -62,12 +62,6 @@ for ((i = 1; i <= slices; i++)); do
   strength gating 1 --hours "$until_hours" --train-only
   strength nogating 0 --hours "$until_hours" --train-only
 done
-rating=(--rate-only --games "$rate_games" --gnugo-levels "$levels" --visits "$visits"
-  --board-size "$board_size")
-strength gating 1 --hours "$hours" "${rating[@]}"
-strength nogating 0 --hours "$hours" "${rating[@]}"
-
-
 newest() { tail -1 "$dir/$1/strength/models.tsv" | cut -f1; }
 a=$(newest gating)
 b=$(newest nogating)
@@ -86,3 +80,10 @@ f = lambda x: "unbounded" if x is None else "%+.0f" % x
 print("%s vs %s: %d games, %.1f%% for the first, Elo %s (95%%: %s, %s)" % (m["engines"][0]["name"],
       m["engines"][1]["name"], m["games"], 100 * m["win_rate"], f(e["elo"]), f(e["low"]), f(e["high"])))' \
   "$out/match.json"
+
+# The head-to-head first, the ladders after: the match answers the question; the ladders say
+# how far each run got.
+rating=(--rate-only --games "$rate_games" --gnugo-levels "$levels" --visits "$visits"
+  --board-size "$board_size")
+strength gating 1 --hours "$hours" "${rating[@]}"
+strength nogating 0 --hours "$hours" "${rating[@]}"
