@@ -15,6 +15,9 @@
 # board (default 9). Stop it with Ctrl-C and run the same command again: it resumes, and
 # nothing trained or played is done twice. The options after -- go to both loops.
 set -euo pipefail
+# strength_run.sh stops cleanly on Ctrl-C and exits 0; this script must stop too, not go on
+# to the other run (bash runs the trap once the part in the foreground has stopped).
+trap 'echo "gating_ab.sh: stopped; run the same command again to resume" >&2; exit 130' INT TERM
 root=$(cd "$(dirname "$0")/.." && pwd)
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2; exit 2; }
 
