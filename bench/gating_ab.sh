@@ -3,7 +3,8 @@
 # same running time?
 #
 #   bench/gating_ab.sh DIR [--hours H] [--slice H] [--games N] [--rate-games N]
-#                      [--gnugo-levels L] [--visits V] [--board-size N] [-- loop options]
+#                      [--gnugo-levels L] [--visits V] [--board-size N] [--model KIND]
+#                      [-- loop options]
 #
 # Two strength runs of the default loop (scripts/strength_run.sh), DIR/gating (USEGATING 1) and
 # DIR/nogating (0), trained in turns, SLICE hours of running time each (default 0.25), until
@@ -13,7 +14,8 @@
 # --rate-only: hourly nets against each other and GNU Go at levels L, default 1,5,10,
 # RATE-GAMES games, default 40). Rating games use V visits a move (default 100) on an N x N
 # board (default 9). Stop it with Ctrl-C and run the same command again: it resumes, and
-# nothing trained or played is done twice. The options after -- go to both loops.
+# nothing trained or played is done twice. Both loops train KIND nets (default b4c64, the
+# loop's default); the options after -- go to both loops.
 set -euo pipefail
 # strength_run.sh stops cleanly on Ctrl-C and exits 0; this script must stop too, not go on
 # to the other run (bash runs the trap once the part in the foreground has stopped).
@@ -22,6 +24,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2; exit 2; }
 
 dir="" hours=1 slice=0.25 games=100 rate_games=40 levels=1,5,10 visits=100 board_size=9
+model=b4c64
 loop_options=()
 while (($#)); do
   case $1 in
@@ -32,6 +35,7 @@ while (($#)); do
     --gnugo-levels) levels=$2; shift 2 ;;
     --visits) visits=$2; shift 2 ;;
     --board-size) board_size=$2; shift 2 ;;
+    --model) model=$2; shift 2 ;;
     --) shift; loop_options=("$@"); break ;;
     -h|--help) usage ;;
     -*) echo "gating_ab.sh: unknown option $1" >&2; usage ;;
@@ -54,7 +58,7 @@ fi
 strength() {
   local run=$1 gating=$2
   shift 2
-  bash "$root/scripts/strength_run.sh" "$dir/$run" "$@" -- run b4c64 b4c64 "$gating" \
+  bash "$root/scripts/strength_run.sh" "$dir/$run" "$@" -- run "$model" "$model" "$gating" \
     "${loop_options[@]}" || exit $?
 }
 

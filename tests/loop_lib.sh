@@ -1,8 +1,9 @@
 # shellcheck shell=bash disable=SC2154
-# Shared by loop_async_test.sh, loop_faults_test.sh, loop_interrupt_test.sh, slurm_test.sh and
-# the network-filesystem tests (sourced): the tiny settings of loop_e2e_test.sh (7x7 board, b1c16
-# net, a few visits, small epochs, a gatekeeper that plays 2 games and accepts any candidate)
-# for the five programs running at once, helpers, and the fault tests' checks (check_all).
+# Shared by loop_async_test.sh, loop_faults_test.sh, loop_interrupt_test.sh, slurm_test.sh,
+# strength_run_test.sh, gating_ab_test.sh and the network-filesystem tests (sourced): the tiny
+# settings of loop_e2e_test.sh (7x7 board, b1c16 net, a few visits, small epochs, a gatekeeper
+# that plays 2 games and accepts any candidate) for the five programs running at once, helpers,
+# and the fault tests' checks (check_all).
 # Expects: src (source dir), bin (program dir), work (scratch dir), base (base dir); for
 # check_all also checker (check_base_dir), per_row and samples_per_epoch (the trainer's).
 
@@ -28,6 +29,20 @@ tiny_exporter=(--set poll_seconds=1)
 tiny_gatekeeper=(--set games=2 --set visits=4 --set board_sizes=7:1 --set pos_len=7
   --set num_game_threads=2 --set required_candidate_win_prop=0 --set poll_seconds=1
   --set precision=fp32)
+
+# tiny_loop_sets PROGRAM...: the tiny settings of the PROGRAMs in synchronous_loop.sh's
+# --set-PROGRAM form, into the array loop_sets (options other than --set are left out).
+tiny_loop_sets() {
+  local program i
+  loop_sets=()
+  for program in "$@"; do
+    local -n tiny=tiny_$program
+    for ((i = 0; i < ${#tiny[@]}; i++)); do
+      [[ ${tiny[i]} == --set ]] && loop_sets+=(--set-$program "${tiny[i + 1]}")
+    done
+    unset -n tiny
+  done
+}
 
 # start PROGRAM [options...]: scripts/start.sh with the tiny settings; prints the pid.
 start() {

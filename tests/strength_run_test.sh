@@ -11,15 +11,7 @@ trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
 base=$work/base
 source "$src/tests/loop_lib.sh"
 
-# The loop's --set-PROGRAM form of the tiny settings.
-loop_sets=()
-for program in selfplay shuffler trainer; do
-  declare -n tiny=tiny_$program
-  for ((i = 0; i < ${#tiny[@]}; i++)); do
-    [[ ${tiny[i]} == --set ]] && loop_sets+=(--set-$program "${tiny[i + 1]}")
-  done
-  unset -n tiny
-done
+tiny_loop_sets selfplay shuffler trainer
 run() {
   bash "$src/scripts/strength_run.sh" "$base" --hours 0.012 --every 0.006 --games 2 \
     --gnugo-levels 1 --visits 4 --board-size 7 -- strength tiny b1c16 0 --games-per-cycle 6 \

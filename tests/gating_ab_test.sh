@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# bench/gating_ab.sh with the loop's tiny settings: Ctrl-C while the gated run trains stops the
+# whole comparison (status 130, the ungated run not started); run again, both runs train to
+# their running-time budget, their last nets play each other and each run is rated; a third
+# time, nothing is trained or played again.
+set -euo pipefail
+src=$1
+bin=$2
+work=$(mktemp -d)
+trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
+dir=$work/ab
+source "$src/tests/loop_lib.sh"
+
+tiny_loop_sets selfplay shuffler trainer gatekeeper
+# 0.006 hours (21 s) of running time for each run, in one slice each.
+args=("$dir" --hours 0.006 --slice 0.006 --games 2 --rate-games 2 --gnugo-levels 1 --visits 4
+  --board-size 7 --model b1c16 -- --games-per-cycle 6 "${loop_sets[@]}")
+seconds() { cat "$dir/$1/strength/running_seconds" 2> /dev/null || echo 0; }
+run() {
+  bash "$src/bench/gating_ab.sh" "${args[@]}" > "$work/run$1.log" 2>&1 ||
+    { cat "$work/run$1.log"; fail "gating_ab.sh exited with $?"; }
+}
+
+# Ctrl-C, as a terminal sends it to the foreground process group, a few seconds into the gated
+# run (the script's own group: setsid; SIGINT at its default: a background job of a script
+# starts with it ignored).
+setsid env --default-signal=INT bash "$src/bench/gating_ab.sh" "${args[@]}" > "$work/run0.log" 2>&1 &
+pid=$!
+deadline=$(($(now) + 120))
+until grep -q -- "--- cycle 1: selfplay" "$work/run0.log"; do
+  (($(now) < deadline)) || { cat "$work/run0.log"; fail "the gated run's loop did not start"; }
+  sleep 1
+done
+sleep 2
+kill -INT -- "-$pid"
+status=0
+wait "$pid" || status=$?
+((status == 130)) || { cat "$work/run0.log"; fail "stopped with status $status, not 130"; }
+grep -q "gating_ab.sh: stopped" "$work/run0.log" || fail "no stop message: $(cat "$work/run0.log")"
+[[ ! -e $dir/nogating/strength/running_seconds ]] || fail "the ungated run started after Ctrl-C"
+(($(seconds gating) < 21)) || fail "the gated run trained its whole budget despite Ctrl-C"
+
+run 1
+for arm in gating nogating; do
+  spent=$(seconds $arm)
+  ((spent >= 21 && spent <= 21 + 40)) || fail "$arm: running time $spent s, budget 21 s"
+  [[ -s $dir/$arm/strength/summary.md ]] || fail "$arm was not rated"
+done
+match=$dir/final-match/match.json
+grep -q '"complete": true' "$match" || fail "the final match is incomplete"
+grep -q "^gating:.* vs nogating:.*: 2 games, " "$work/run1.log" ||
+  fail "no result line: $(tail -5 "$work/run1.log")"
+
+# Again: nothing left to train or to play.
+stamp=$(stat -c %Y "$match")
+before="$(seconds gating) $(seconds nogating)"
+run 2
+[[ "$(seconds gating) $(seconds nogating)" == "$before" ]] || fail "trained again"
+[[ $(stat -c %Y "$match") == "$stamp" ]] || fail "the final match was played again"
+echo "gating_ab: ok"
