@@ -26,9 +26,14 @@
 #include "util/option_table.h"
 #include "util/program.h"
 #include "util/signals.h"
+#include "util/text.h"
 
 namespace tengen {
 namespace {
+
+// Exit status of a match stopped before its last game: 128 + SIGINT, as a shell reports a program
+// ended by Ctrl-C.
+constexpr int kStoppedExitCode = 130;
 
 constexpr int64_t kMaxGames = 1000000;
 constexpr int64_t kMaxMoveCap = 100000;
@@ -120,20 +125,14 @@ int Main(int argc, const char* const argv[]) {
   const match::MatchReport report =
       match::RunMatch(options, logger, [&stop] { return stop.stop_requested(); });
   std::cout << match::MatchSummary(report) << "\n";
-  if (!report.complete) {
-    logger.Warning("stopped after " + std::to_string(report.games.size()) + " of " +
-                   std::to_string(options.games) + " games");
-  }
-  if (!ladder.empty() && report.score.games() > 0) {
-    match::LadderMatch result;
-    result.a = report.names[0];
-    result.b = report.names[1];
-    result.wins = report.score.wins;
-    result.losses = report.score.losses;
-    result.draws = report.score.draws;
-    result.board_size = options.board_size;
-    result.komi = options.rules.komi;
+  const std::optional<match::LadderMatch> result = match::LadderResult(report, options);
+  if (!ladder.empty() && result)
     std::cout << match::FormatRatings(match::UpdateLadder(ladder, anchors, result));
+  if (!report.complete) {
+    // A script that runs matches in turn (strength_run.sh) must stop too, not go on.
+    logger.Warning(StrCat("stopped after ", report.games.size(), " of ", options.games,
+                          " games; the ladder is not updated; run again to play the match again"));
+    return kStoppedExitCode;
   }
   return 0;
 }

@@ -209,6 +209,33 @@ TEST_CASE("match: a stop while an engine thinks ends the match at once, that gam
   CHECK(report.score.games() == 0);
 }
 
+TEST_CASE("match: only a complete match goes on the ladder") {
+  Fakes fakes;
+  MatchOptions options;
+  options.engines[0].argv = fakes.Argv({"c3", "b2"});
+  options.engines[0].name = "one";
+  options.engines[1].argv = fakes.Argv({"c3", "b2"});
+  options.engines[1].name = "two";
+  options.games = 2;
+  options.board_size = 5;
+  options.rules.komi = 0.5;
+  Logger logger(LogLevel::kError);
+  const MatchReport whole = RunMatch(options, logger);
+  REQUIRE(whole.complete);
+  const std::optional<LadderMatch> result = LadderResult(whole, options);
+  REQUIRE(result);
+  CHECK(result->a == "one");
+  CHECK(result->b == "two");
+  CHECK(result->wins + result->losses + result->draws == 2);
+  CHECK(result->wins == whole.score.wins);
+  CHECK(result->board_size == 5);
+  CHECK(result->komi == 0.5);
+  // The same games from a match that was stopped before its planned end: nothing.
+  MatchReport part = whole;
+  part.complete = false;
+  CHECK_FALSE(LadderResult(part, options));
+}
+
 TEST_CASE("match: scoring after two passes, with cleanup or final_status_list") {
   Fakes fakes;
   TempDir out;

@@ -410,4 +410,17 @@ std::string MatchSummary(const MatchReport& report) {
                 FormatElo(report.elo.low), ", ", FormatElo(report.elo.high), "]");
 }
 
+std::optional<LadderMatch> LadderResult(const MatchReport& report, const MatchOptions& options) {
+  if (!report.complete || report.score.games() == 0) return std::nullopt;
+  LadderMatch result;
+  result.a = report.names[0];
+  result.b = report.names[1];
+  result.wins = report.score.wins;
+  result.losses = report.score.losses;
+  result.draws = report.score.draws;
+  result.board_size = options.board_size;
+  result.komi = options.rules.komi;
+  return result;
+}
+
 }  // namespace tengen::match

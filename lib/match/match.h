@@ -33,6 +33,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,7 @@
 #include "go/sgf.h"
 #include "go/types.h"
 #include "gtp/gtp_client.h"
+#include "match/ladder.h"
 #include "pipeline/elo.h"
 #include "util/log.h"
 
@@ -113,5 +115,10 @@ std::string MatchReportJson(const MatchReport& report, const MatchOptions& optio
 
 // "A vs B: 7 wins, 2 losses, 1 draw (75.0%), Elo +191 [+25, +526]"
 std::string MatchSummary(const MatchReport& report);
+
+// The result that goes on the ladder: only a complete match's. A stopped match is played again
+// whole (tengen-match does not resume one), and a part of it on the ladder would be counted
+// twice.
+std::optional<LadderMatch> LadderResult(const MatchReport& report, const MatchOptions& options);
 
 }  // namespace tengen::match
