@@ -15,18 +15,24 @@
 // Names containing ".tmp" are skipped (a writer's, or a killed writer's, temporaries), and so
 // is anything that vanishes while it is read (moved or cleaned up by a running program).
 //
-//   check_base_dir BASE [--seen FILE] [--ignore SUBSTRING]...
+//   check_base_dir BASE [--seen FILE] [--ignore SUBSTRING]... [--cache-seconds N]
 //
 // --seen FILE remembers the files already verified (path, size, mtime: published files are
 // never modified) so that repeated checks of a growing directory stay fast. --ignore skips
-// paths containing SUBSTRING (files a test planted on purpose). For every checkpoint it prints
+// paths containing SUBSTRING (files a test planted on purpose). --cache-seconds N is for a
+// reader whose caches may show a removed entry for up to N seconds (an sshfs mount with
+// attribute and directory caches): an entry that fails its check but still seems to exist is
+// looked at again N seconds later, and counts as vanished if it is gone by then. For every
+// checkpoint it prints
 //   state PATH samples epochs in_epoch bucket_level bucket_at_row total_rows
 // on stdout; problems go to stderr as "CORRUPT path: reason". Exit 0 when nothing is corrupt,
 // 1 otherwise, 2 for usage errors.
 
 #include <sys/stat.h>
 
+#include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <fstream>
 #include <iomanip>
@@ -36,6 +42,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "data/training_rows.h"
@@ -71,6 +78,7 @@ bool Exists(const std::string& path) {
 
 class Checker {
  public:
+  void set_cache_seconds(int seconds) { cache_seconds_ = seconds; }
   Checker(std::string base, std::vector<std::string> ignore, std::string seen_file)
       : base_(std::move(base)), ignore_(std::move(ignore)), seen_file_(std::move(seen_file)) {
     if (seen_file_.empty()) return;
@@ -134,13 +142,20 @@ class Checker {
       seen_[stamp_path] = stamp;
     } catch (const std::exception& e) {
       if (!Exists(path) || !Exists(stamp_path) ||
-          (!gone_if_missing.empty() && !Exists(gone_if_missing))) {
+          (!gone_if_missing.empty() && !Exists(gone_if_missing)) || GoneAfterCache(path)) {
         ++vanished_;
         return;
       }
       ++corrupt_;
       std::cerr << "CORRUPT " << path << ": " << e.what() << "\n";
     }
+  }
+  // With --cache-seconds: whether `path`, which failed its check but seems to exist, is gone once
+  // the reader's caches have expired (a stale cache showed an entry already removed).
+  bool GoneAfterCache(const std::string& path) const {
+    if (cache_seconds_ <= 0) return false;
+    std::this_thread::sleep_for(std::chrono::seconds(cache_seconds_));
+    return !Exists(path);
   }
   void Corrupt(const std::string& path, const std::string& reason) {
     ++corrupt_;
@@ -231,7 +246,7 @@ class Checker {
                     << s.total_rows << "\n";
           ++checked_;
         } catch (const std::exception& e) {
-          if (!Exists(ckpt)) {
+          if (!Exists(ckpt) || GoneAfterCache(ckpt)) {
             ++vanished_;
             continue;
           }
@@ -272,6 +287,7 @@ class Checker {
   int checked_ = 0;
   int cached_ = 0;
   int vanished_ = 0;
+  int cache_seconds_ = 0;
   int corrupt_ = 0;
 };
 
@@ -282,23 +298,30 @@ int main(int argc, char** argv) {
   std::string base;
   std::string seen;
   std::vector<std::string> ignore;
+  int cache_seconds = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if ((arg == "--seen" || arg == "--ignore") && i + 1 < argc) {
       (arg == "--seen" ? seen : (ignore.emplace_back(), ignore.back())) = argv[++i];
+    } else if (arg == "--cache-seconds" && i + 1 < argc) {
+      cache_seconds = std::atoi(argv[++i]);
     } else if (base.empty() && arg.rfind("--", 0) != 0) {
       base = arg;
     } else {
-      std::cerr << "usage: check_base_dir BASE [--seen FILE] [--ignore SUBSTRING]...\n";
+      std::cerr << "usage: check_base_dir BASE [--seen FILE] [--ignore SUBSTRING]... "
+                   "[--cache-seconds N]\n";
       return 2;
     }
   }
   if (base.empty()) {
-    std::cerr << "usage: check_base_dir BASE [--seen FILE] [--ignore SUBSTRING]...\n";
+    std::cerr
+        << "usage: check_base_dir BASE [--seen FILE] [--ignore SUBSTRING]... [--cache-seconds N]\n";
     return 2;
   }
   try {
-    return tengen::Checker(base, ignore, seen).Run();
+    tengen::Checker checker(base, ignore, seen);
+    checker.set_cache_seconds(cache_seconds);
+    return checker.Run();
   } catch (const std::exception& e) {
     std::cerr << "check_base_dir: " << e.what() << "\n";
     return 2;
