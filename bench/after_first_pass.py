@@ -14,7 +14,11 @@ Prints one line per model: games; the median of moves after the first pass, pass
 selfplay's own counter does: a game ending pass, pass has 1); games in which stones were played
 after the first pass, and the median of those stones over all games; the share of them that
 capture; in how many games the score moved after the first pass, and by how much (median
-|change|). Nothing is written.
+|change|); and the throw-ins: moves right after the opponent's pass onto a point Tromp-Taylor
+counts for the opponent, capturing nothing. For those, how many there were and what they gained
+the side that played them, from the board before the throw-in to the final one (mean points,
+and in how many the gain was positive or negative): a throw-in that gains is an answer to a
+premature pass, one that does not is a pointless move. Nothing is written.
 """
 import glob
 import os
@@ -63,6 +67,19 @@ def play(board, colour, p, n):
     return captured
 
 
+def empty_region(board, p, n):
+    """The empty region holding the empty point p, and the colours of the stones around it."""
+    region, borders, todo = {p}, set(), [p]
+    while todo:
+        for q in neighbours(todo.pop(), n):
+            if q in board:
+                borders.add(board[q])
+            elif q not in region:
+                region.add(q)
+                todo.append(q)
+    return region, borders
+
+
 def area_score(board, n):
     """Black's area minus white's (Tromp-Taylor), without komi."""
     score = sum(1 if c == "B" else -1 for c in board.values())
@@ -72,14 +89,7 @@ def area_score(board, n):
             p = (x, y)
             if p in board or p in seen:
                 continue
-            region, borders, todo = {p}, set(), [p]
-            while todo:
-                for q in neighbours(todo.pop(), n):
-                    if q in board:
-                        borders.add(board[q])
-                    elif q not in region:
-                        region.add(q)
-                        todo.append(q)
+            region, borders = empty_region(board, p, n)
             seen |= region
             if borders == {"B"}:
                 score += len(region)
@@ -88,25 +98,42 @@ def area_score(board, n):
     return score
 
 
+def region_owner(board, p, n):
+    """The colour Tromp-Taylor gives the empty point p ("B", "W"), or None (dame)."""
+    borders = empty_region(board, p, n)[1]
+    return borders.pop() if len(borders) == 1 else None
+
+
 def analyse(game):
+    """Moves after the first pass (passes too), stones among them, captures among those, the
+    score change after the first pass, and the gain of each throw-in after a pass."""
     size = int(re.search(r"SZ\[(\d+)\]", game).group(1))
     board, first_pass_score, after, captures, all_after = {}, None, 0, 0, 0
+    throw_ins, previous_pass = [], False  # throw_ins: (sign of the mover, score before it)
     for colour, coords in MOVE.findall(game):
         is_pass = coords == "" or (coords == "tt" and size <= 19)
-        if first_pass_score is None:
-            if is_pass:
+        if is_pass:
+            if first_pass_score is None:
                 first_pass_score = area_score(board, size)
             else:
-                play(board, colour, (ord(coords[0]) - 97, ord(coords[1]) - 97), size)
+                all_after += 1
+            previous_pass = True
+            continue
+        point = (ord(coords[0]) - 97, ord(coords[1]) - 97)
+        opponents = previous_pass and region_owner(board, point, size) not in (None, colour)
+        before = area_score(board, size) if opponents else 0
+        captured = play(board, colour, point, size)
+        if opponents and not captured:
+            throw_ins.append((1 if colour == "B" else -1, before))
+        previous_pass = False
+        if first_pass_score is None:
             continue
         all_after += 1
-        if is_pass:
-            continue
         after += 1
-        if play(board, colour, (ord(coords[0]) - 97, ord(coords[1]) - 97), size):
-            captures += 1
-    change = 0 if first_pass_score is None else area_score(board, size) - first_pass_score
-    return all_after, after, captures, change
+        captures += 1 if captured else 0
+    final = area_score(board, size)
+    change = 0 if first_pass_score is None else final - first_pass_score
+    return all_after, after, captures, change, [sign * (final - s) for sign, s in throw_ins]
 
 
 def main():
@@ -118,7 +145,8 @@ def main():
         key=lambda m: int(re.search(r"-s(\d+)-", m).group(1)) if re.search(r"-s(\d+)-", m) else -1)
     print("model\tgames\tmedian after (passes too)\twith stones played after\tmedian stones after\t"
           "capturing share\t"
-          "games whose score moved\tmedian |change|")
+          "games whose score moved\tmedian |change|\tthrow-ins after a pass\t"
+          "their mean gain\tgaining / losing")
     for model in models:
         games = []
         for path in glob.glob(os.path.join(base, "selfplay", model, "sgfs", "*.sgfs")):
@@ -127,15 +155,18 @@ def main():
         if not games:
             continue
         results = [analyse(g) for g in games]
-        all_afters = [a for a, _, _, _ in results]
-        afters = [a for _, a, _, _ in results]
+        all_afters = [r[0] for r in results]
+        afters = [r[1] for r in results]
         moves = sum(afters)
-        captures = sum(c for _, _, c, _ in results)
-        moved = [abs(d) for _, _, _, d in results if d != 0]
+        captures = sum(r[2] for r in results)
+        moved = [abs(r[3]) for r in results if r[3] != 0]
+        gains = [g for r in results for g in r[4]]
         print(f"{model}\t{len(games)}\t{statistics.median(all_afters):g}\t"
               f"{sum(1 for a in afters if a)}\t{statistics.median(afters):g}\t"
               f"{captures / moves if moves else 0:.2f}\t{len(moved)}\t"
-              f"{statistics.median(moved) if moved else 0:g}")
+              f"{statistics.median(moved) if moved else 0:g}\t{len(gains)}\t"
+              f"{statistics.mean(gains) if gains else 0:.1f}\t"
+              f"{sum(1 for g in gains if g > 0)} / {sum(1 for g in gains if g < 0)}")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# bench/gating_ab.sh with the loop's tiny settings: Ctrl-C while the gated run trains stops the
+# bench/gating_ab.sh (bench/loop_ab.sh with a gated and an ungated arm) with the loop's tiny
+# settings, after loop_ab.sh's errors for bad arms: Ctrl-C while the gated run trains stops the
 # whole comparison (status 130, the ungated run not started); run again, both runs train to
 # their running-time budget, their last nets play each other and each run is rated; a third
 # time, nothing is trained or played again.
@@ -10,6 +11,21 @@ work=$(mktemp -d)
 trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
 dir=$work/ab
 source "$src/tests/loop_lib.sh"
+
+# loop_ab.sh names what is wrong with its arms before it builds or trains anything.
+expect_error() {
+  local want=$1 out status=0
+  shift
+  out=$(TENGEN_BIN=/nonexistent bash "$src/bench/loop_ab.sh" "$work/bad" "$@" 2>&1) || status=$?
+  ((status == 2)) || fail "loop_ab.sh $*: status $status, not 2"
+  [[ $out == *"$want"* ]] || fail "loop_ab.sh $*: '$want' not in: $out"
+  [[ ! -e $work/bad ]] || fail "loop_ab.sh $*: made its directory despite the error"
+}
+expect_error "exactly two --arm NAME=OPTIONS, got 1" --arm a=
+expect_error "--arm 'a': expected NAME=OPTIONS" --arm a --arm b=
+expect_error "the name 'a b' must be" --arm "a b=" --arm b=
+expect_error "--arm a given twice" --arm a= --arm a=
+expect_error "--arm a: --gating must be 0 or 1, got '2'" --arm a="--gating 2" --arm b=
 
 tiny_loop_sets selfplay shuffler trainer gatekeeper
 # 0.006 hours (21 s) of running time for each run, in one slice each.
@@ -36,7 +52,7 @@ kill -INT -- "-$pid"
 status=0
 wait "$pid" || status=$?
 ((status == 130)) || { cat "$work/run0.log"; fail "stopped with status $status, not 130"; }
-grep -q "gating_ab.sh: stopped" "$work/run0.log" || fail "no stop message: $(cat "$work/run0.log")"
+grep -q "loop_ab.sh: stopped" "$work/run0.log" || fail "no stop message: $(cat "$work/run0.log")"
 [[ ! -e $dir/nogating/strength/running_seconds ]] || fail "the ungated run started after Ctrl-C"
 (($(seconds gating) < 21)) || fail "the gated run trained its whole budget despite Ctrl-C"
 
