@@ -102,7 +102,7 @@ note_new_models() {
 }
 
 train() {
-  local spent start now loop_pid
+  local spent start now loop_pid status=0 interrupted=0
   spent=$(running_seconds)
   ((spent < budget)) || return 0
   echo "strength_run.sh: training for $(((budget - spent) / 60)) more minutes of running time" >&2
@@ -121,18 +121,25 @@ train() {
     if ((stopping || $(running_seconds) >= budget)); then
       interrupt "$loop_pid"
       wait "$loop_pid" || true
+      interrupted=1
       break
     fi
     # Every 30 s, or at the end of the budget if that comes first.
     sleep $((budget - $(running_seconds) < 30 ? budget - $(running_seconds) + 1 : 30)) &
     wait $! || true
   done
-  wait "$loop_pid" 2> /dev/null || true
+  # The loop's own end: 0 when it ran its --cycles, 130 when stopped from elsewhere, anything
+  # else a failure (a bad option, a program that failed) that must not pass for a trained run.
+  ((interrupted)) || wait "$loop_pid" 2> /dev/null || status=$?
   trap - INT TERM
   now=$(date +%s)
   echo $((spent + now - start)) > "$state/running_seconds"
   note_new_models "$(running_seconds)"
-  if ((stopping)); then
+  if ((status != 0 && status != 130)); then
+    echo "strength_run.sh: the loop failed (status $status) after $(($(running_seconds) / 60)) minutes of running time; its output: $base/logs/synchronous_loop-*.log" >&2
+    exit "$status"
+  fi
+  if ((stopping || status == 130)); then
     echo "strength_run.sh: stopped after $(($(running_seconds) / 60)) minutes of running time; run again to resume" >&2
     exit 0
   fi

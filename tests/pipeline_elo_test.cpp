@@ -55,5 +55,19 @@ TEST_CASE("elo: SPRT accepts a clear winner, rejects a clear loser, waits otherw
   CHECK(SprtLogLikelihoodRatio({16, 0, 0}, 0, 35) > SprtLogLikelihoodRatio({8, 0, 0}, 0, 35));
 }
 
+TEST_CASE("elo: the SPRT decides nothing before min_games") {
+  SprtParams params;
+  params.elo1 = 50;
+  // With the variance floored at 1/(4n), 5 wins of 5 are LLR 3.32 > log(19): accepted at once.
+  CHECK(Sprt({5, 0, 0}, params) == SprtDecision::kAccept);
+  CHECK(Sprt({0, 5, 0}, params) == SprtDecision::kReject);
+  params.min_games = 10;
+  CHECK(Sprt({5, 0, 0}, params) == SprtDecision::kContinue);
+  CHECK(Sprt({0, 5, 0}, params) == SprtDecision::kContinue);
+  CHECK(Sprt({9, 0, 0}, params) == SprtDecision::kContinue);
+  CHECK(Sprt({10, 0, 0}, params) == SprtDecision::kAccept);
+  CHECK(Sprt({0, 10, 0}, params) == SprtDecision::kReject);
+}
+
 }  // namespace
 }  // namespace tengen::pipeline

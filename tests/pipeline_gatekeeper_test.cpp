@@ -145,6 +145,11 @@ TEST_CASE("gatekeeper: fixed rule decisions and early stops") {
   // Undecided by the SPRT after all games: the fixed rule decides.
   sprt.games = 4;
   CHECK(MatchDecision(MatchScore{2, 2, 0}, sprt) == GateDecision::kAccept);
+  // A floor above the games leaves the decision to the fixed rule: a plain 4-game gate.
+  sprt.sprt.min_games = 10;
+  CHECK(MatchDecision(MatchScore{3, 0, 0}, sprt) == GateDecision::kContinue);
+  CHECK(MatchDecision(MatchScore{3, 1, 0}, sprt) == GateDecision::kAccept);
+  CHECK(MatchDecision(MatchScore{1, 3, 0}, sprt) == GateDecision::kReject);
 }
 
 TEST_CASE("gatekeeper: game parameters have no noise, no rows and one visit count") {
@@ -260,19 +265,22 @@ TEST_CASE("gatekeeper: older candidates are rejected without games, the oldest n
   CHECK(Has(Record(base.path(), "run-t-s400-d40"), "\"baseline\": \"run-t-s300-d30\""));
 }
 
-TEST_CASE("gatekeeper: SPRT decides long before the game limit") {
+TEST_CASE("gatekeeper: SPRT decides long before the game limit, not before min_games") {
   testing::TempDir base;
   AddModel(ModelsDir(base.path()), "run-weak-s100-d10");
   AddModel(ModelsToBeTestedDir(base.path()), "run-t-s200-d20");
   GatekeeperOptions options = SmallOptions(base.path());
   options.games = 200;
   options.use_sprt = true;
+  options.sprt.min_games = 12;
   const GatekeeperStats stats = Run(options);
   CHECK(stats.accepted == 1);
+  CHECK(stats.games >= 12);
   CHECK(stats.games < 40);
   const std::string record = Record(base.path(), "run-t-s200-d20");
   INFO(record);
   CHECK(Has(record, "\"mode\": \"sprt\""));
+  CHECK(Has(record, "\"min_games\": 12"));
   CHECK(Has(record, "\"llr\": "));
   CHECK(Has(record, "reached the upper bound"));
   CHECK(Has(record, "\"decision\": \"accepted\""));

@@ -2,7 +2,8 @@
 # scripts/strength_run.sh with the loop's tiny settings: trains for its running-time budget
 # (not much more), records each model with its running time and selfplay games, rates the
 # first, the interval and the last nets against each other and GNU Go level 1 on the ladder,
-# writes the summary; run again, it neither trains nor plays a finished match twice.
+# writes the summary; run again, it neither trains nor plays a finished match twice. A loop that
+# fails (a bad option) fails the run with its status.
 set -euo pipefail
 src=$1
 bin=$2
@@ -18,6 +19,15 @@ run() {
     "${loop_sets[@]}" > "$work/run$1.log" 2>&1 ||
     { cat "$work/run$1.log"; fail "strength_run.sh exited with $?"; }
 }
+
+# A loop that fails (here selfplay, on a key it does not know) fails the run, at once.
+status=0
+bash "$src/scripts/strength_run.sh" "$work/failing" --hours 0.01 --train-only -- strength tiny \
+  b1c16 0 --games-per-cycle 6 "${loop_sets[@]}" --set-selfplay no_such_key=1 \
+  > "$work/failing.log" 2>&1 || status=$?
+((status == 2)) || { cat "$work/failing.log"; fail "a failing loop: status $status, not 2"; }
+grep -q "strength_run.sh: the loop failed (status 2)" "$work/failing.log" ||
+  fail "no failure message: $(tail -5 "$work/failing.log")"
 
 started=$(now)
 # --train-only: 10 s of the 43 s budget, nothing rated; run 1 then trains the rest and rates

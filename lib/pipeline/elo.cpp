@@ -52,6 +52,7 @@ double SprtLogLikelihoodRatio(const MatchScore& score, double elo0, double elo1)
 }
 
 SprtDecision Sprt(const MatchScore& score, const SprtParams& params) {
+  if (score.games() < params.min_games) return SprtDecision::kContinue;
   const double llr = SprtLogLikelihoodRatio(score, params.elo0, params.elo1);
   if (llr >= std::log((1 - params.beta) / params.alpha)) return SprtDecision::kAccept;
   if (llr <= std::log(params.beta / (1 - params.alpha))) return SprtDecision::kReject;

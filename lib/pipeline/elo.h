@@ -45,6 +45,11 @@ struct SprtParams {
   double elo1 = 35;
   double alpha = 0.05;
   double beta = 0.05;
+  // No decision before this many games. The log-likelihood ratio floors the score variance at
+  // 1/(4n), so without it a candidate that wins its first 5 games is accepted at once (elo0 0,
+  // elo1 50): simulated with a candidate 50 Elo weaker, 200 games at most, 3.3% accepted
+  // with no floor and 2.0% with 10.
+  int min_games = 0;
 };
 enum class SprtDecision { kContinue, kAccept, kReject };
 

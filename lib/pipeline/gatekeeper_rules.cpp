@@ -66,6 +66,7 @@ std::string MatchRecordJson(const MatchRecord& record, double required_prop) {
             {"elo1", p.elo1},
             {"alpha", p.alpha},
             {"beta", p.beta},
+            {"min_games", p.min_games},
             {"llr", s.games() > 0 ? SprtLogLikelihoodRatio(s, p.elo0, p.elo1) : 0.0},
             {"llr_lower", std::log(p.beta / (1 - p.alpha))},
             {"llr_upper", std::log((1 - p.beta) / p.alpha)}};
@@ -110,7 +111,9 @@ OptionTable<GatekeeperOptions> GatekeeperOptionTable() {
           .Double("sprt.elo1", &SprtParams::elo1, -1000, 1000,
                   "SPRT alternative: candidate +elo1 (> elo0)")
           .Double("sprt.alpha", &SprtParams::alpha, 1e-6, 0.5, "SPRT false accept rate")
-          .Double("sprt.beta", &SprtParams::beta, 1e-6, 0.5, "SPRT false reject rate");
+          .Double("sprt.beta", &SprtParams::beta, 1e-6, 0.5, "SPRT false reject rate")
+          .Int("sprt.min_games", &SprtParams::min_games, 0, 100000,
+               "games before the SPRT may decide");
   const auto visits = OptionTable<GameParams>().Nested(
       &GameParams::playout_cap,
       OptionTable<search::PlayoutCap>().Int("visits", &search::PlayoutCap::full_visits, 1, 1000000,

@@ -70,7 +70,7 @@ struct MatchRecord {
 //   candidate_wins, candidate_losses, draws, score (wins + draws / 2), score_fraction,
 //   candidate_black_wins, candidate_white_wins, elo, elo_low, elo_high (95% interval, from the
 //   candidate's view; pipeline/elo.h), mode ("fixed" or "sprt"), required_candidate_win_prop,
-//   sprt (null, or {elo0, elo1, alpha, beta, llr, llr_lower, llr_upper}), decision
+//   sprt (null, or {elo0, elo1, alpha, beta, min_games, llr, llr_lower, llr_upper}), decision
 //   ("accepted" or "rejected"), reason, sgf_file, started_utc, finished_utc, gatekeeper
 //   ("<host>-<pid>").
 std::string MatchRecordJson(const MatchRecord& record, double required_prop);
