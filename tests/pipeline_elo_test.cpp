@@ -17,10 +17,16 @@ TEST_CASE("elo: the logistic curve at known points") {
 
 TEST_CASE("elo: estimate and 95% interval of 60 wins and 40 losses") {
   const EloEstimate e = EstimateElo({60, 40, 0});
-  // p = 0.6, per-game variance 0.24, se = 0.049: p in [0.504, 0.696] (hand-computed).
+  // p = 0.6; Wilson's interval: centre 0.5963, half width 0.0943, p in [0.5020, 0.6906]
+  // (hand-computed).
   CHECK(e.elo == doctest::Approx(70.437).epsilon(1e-4));
-  CHECK(e.low == doctest::Approx(2.7669).epsilon(1e-3));
-  CHECK(e.high == doctest::Approx(143.909).epsilon(1e-4));
+  CHECK(e.low == doctest::Approx(1.3915).epsilon(1e-3));
+  CHECK(e.high == doctest::Approx(139.481).epsilon(1e-4));
+  // 19 wins of 40 (the figure docs/RESULTS.md gives for the 3-hour net against GNU Go):
+  // p in [0.3294, 0.6250].
+  const EloEstimate close = EstimateElo({19, 21, 0});
+  CHECK(close.low == doctest::Approx(-123.532).epsilon(1e-4));
+  CHECK(close.high == doctest::Approx(88.759).epsilon(1e-4));
 }
 
 TEST_CASE("elo: draws count half and shrink the interval") {
@@ -34,7 +40,14 @@ TEST_CASE("elo: a perfect or empty score stays finite") {
   const EloEstimate all = EstimateElo({10, 0, 0});
   CHECK(std::isfinite(all.elo));
   CHECK(all.elo == doctest::Approx(EloFromScore(1 - 0.05)));
-  CHECK(all.low <= all.elo);
+  // The interval keeps its width: 10 of 10 is at least p = 0.7225 (+166), not a point.
+  CHECK(all.low == doctest::Approx(166.202).epsilon(1e-4));
+  CHECK(all.high == doctest::Approx(all.elo));
+  const EloEstimate sixty = EstimateElo({60, 0, 0});
+  CHECK(sixty.low == doctest::Approx(477.462).epsilon(1e-4));  // p >= 60 / (60 + 1.96^2)
+  const EloEstimate zero = EstimateElo({0, 10, 0});
+  CHECK(zero.high == doctest::Approx(-166.202).epsilon(1e-4));
+  CHECK(zero.low == doctest::Approx(zero.elo));
   const EloEstimate none = EstimateElo({0, 0, 0});
   CHECK(none.elo == 0);
   CHECK(none.low == 0);

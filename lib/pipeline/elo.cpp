@@ -31,13 +31,16 @@ EloEstimate EstimateElo(const MatchScore& score) {
   const int n = score.games();
   if (n == 0) return {};
   const double p = score.points() / n;
-  const double se = std::sqrt(ScoreVariance(score, p) / n);
+  // Wilson's score interval, with the observed per-game variance in place of p (1 - p) so that
+  // draws narrow it; without draws it is Wilson's interval exactly.
+  const double z2 = kZ95 * kZ95;
+  const double shrink = 1 + z2 / n;
+  const double center = (p + z2 / (2.0 * n)) / shrink;
+  const double half = kZ95 / shrink * std::sqrt(ScoreVariance(score, p) / n + z2 / (4.0 * n * n));
   EloEstimate e;
   e.elo = EloFromScore(ClampFraction(p, n));
-  e.low = EloFromScore(ClampFraction(p - kZ95 * se, n));
-  e.high = EloFromScore(ClampFraction(p + kZ95 * se, n));
-  e.low = std::min(e.low, e.elo);
-  e.high = std::max(e.high, e.elo);
+  e.low = std::min(EloFromScore(ClampFraction(center - half, n)), e.elo);
+  e.high = std::max(EloFromScore(ClampFraction(center + half, n)), e.elo);
   return e;
 }
 

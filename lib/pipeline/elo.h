@@ -5,9 +5,12 @@
 //
 // Model: the logistic Elo curve, expected score s(elo) = 1 / (1 + 10^(-elo/400)). A match's
 // score fraction p = (wins + draws/2) / games; its Elo is 400 log10(p / (1 - p)). The interval
-// maps p +- 1.96 standard errors of the per-game score (wins, draws and losses as 1, 1/2, 0)
-// through the same curve. A score of 0 or 1 has no finite Elo: p is clamped to
-// [1/(2 games), 1 - 1/(2 games)] (half a game's credit), so every result is finite.
+// is Wilson's 95% score interval of p (the per-game variance of wins, draws and losses as 1,
+// 1/2, 0 in place of p (1 - p)), mapped through the same curve: unlike p +- 1.96 standard
+// errors it does not shrink to a point at a perfect score (60 wins of 60: at least +477). A
+// score of 0 or 1 has no finite Elo: p and the bounds are clamped to [1/(2 games),
+// 1 - 1/(2 games)] (half a game's credit), so every result is finite; the clamped side of a
+// perfect score is the point estimate itself.
 //
 // SPRT: the normal approximation of the generalised SPRT (fishtest's "GSPRT"): with s0 =
 // s(elo0), s1 = s(elo1), mean score x and per-game variance v over n games,
