@@ -124,6 +124,10 @@ int Main(int argc, const char* const argv[]) {
   logger.Info(StartupMessage("tengen-match", config));
   const match::MatchReport report =
       match::RunMatch(options, logger, [&stop] { return stop.stop_requested(); });
+  if (report.resumed_games == options.games) {
+    logger.Info(StrCat("the match in ", options.output_dir,
+                       " was complete already: nothing played, the ladder not updated"));
+  }
   std::cout << match::MatchSummary(report) << "\n";
   const std::optional<match::LadderMatch> result = match::LadderResult(report, options);
   if (!ladder.empty() && result)
@@ -131,7 +135,8 @@ int Main(int argc, const char* const argv[]) {
   if (!report.complete) {
     // A script that runs matches in turn (strength_run.sh) must stop too, not go on.
     logger.Warning(StrCat("stopped after ", report.games.size(), " of ", options.games,
-                          " games; the ladder is not updated; run again to play the match again"));
+                          " games; the ladder is not updated; the same command again goes on "
+                          "after the last finished game"));
     return kStoppedExitCode;
   }
   return 0;

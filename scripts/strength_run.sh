@@ -2,7 +2,8 @@
 # A strength run: the default training loop (scripts/synchronous_loop.sh) for a given running
 # time, then the nets it made rated against each other and against GNU Go on the run's Elo
 # ladder. Stop it with Ctrl-C at any time and run the same command again: the loop resumes, the
-# running time goes on from where it stopped, and finished matches are not played again.
+# running time goes on from where it stopped, finished matches are not played again, and a
+# stopped one goes on after its last finished game.
 #
 #   scripts/strength_run.sh BASEDIR [options] [-- synchronous_loop.sh options]
 #

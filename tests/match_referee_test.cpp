@@ -74,11 +74,10 @@ struct Fakes {
   std::string script;
 };
 
-MatchReport Run(const Fakes& fakes, const std::vector<std::string>& engine1,
-                const std::vector<std::string>& engine2, int games, const std::string& out,
-                std::chrono::milliseconds gtp_timeout = std::chrono::milliseconds::zero()) {
+// A match of two fake engines, "one" and "two", on 5x5.
+MatchOptions FakeMatch(const Fakes& fakes, const std::vector<std::string>& engine1,
+                       const std::vector<std::string>& engine2, int games, const std::string& out) {
   MatchOptions options;
-  options.gtp_timeout = gtp_timeout;
   options.engines[0].argv = fakes.Argv(engine1);
   options.engines[0].name = "one";
   options.engines[1].argv = fakes.Argv(engine2);
@@ -86,8 +85,21 @@ MatchReport Run(const Fakes& fakes, const std::vector<std::string>& engine1,
   options.games = games;
   options.board_size = 5;
   options.output_dir = out;
+  return options;
+}
+
+MatchReport Run(const Fakes& fakes, const std::vector<std::string>& engine1,
+                const std::vector<std::string>& engine2, int games, const std::string& out,
+                std::chrono::milliseconds gtp_timeout = std::chrono::milliseconds::zero()) {
+  MatchOptions options = FakeMatch(fakes, engine1, engine2, games, out);
+  options.gtp_timeout = gtp_timeout;
   Logger logger(LogLevel::kError);
   return RunMatch(options, logger);
+}
+
+bool PathExists(const std::string& path) {
+  struct stat info;
+  return stat(path.c_str(), &info) == 0;
 }
 
 bool Contains(const std::string& text, const std::string& part) {
@@ -136,7 +148,7 @@ TEST_CASE("match: an answer that is not a move, and resignation") {
   CHECK(report.games[0].result == "W+F");
   CHECK(Contains(report.games[0].detail, "not a move"));
 
-  report = Run(fakes, {"c3"}, {"resign"}, 1, out.path());
+  report = Run(fakes, {"c3"}, {"resign"}, 1, out / "resign");
   CHECK(report.games[0].result == "B+R");
   CHECK(report.games[0].end == GameEnd::kResignation);
   CHECK(report.score.wins == 1);
@@ -182,7 +194,7 @@ TEST_CASE("match: an engine that does not answer within gtp_timeout forfeits and
   CHECK(Contains(report.games[1].detail, "did not answer 'genmove black' within 0.3 s"));
   // An engine that answers in time is not affected by the limit.
   const MatchReport fine =
-      Run(fakes, {"c3", "pass"}, {"b2", "pass"}, 1, out.path(), std::chrono::milliseconds(5000));
+      Run(fakes, {"c3", "pass"}, {"b2", "pass"}, 1, out / "fine", std::chrono::milliseconds(5000));
   REQUIRE(fine.games.size() == 1);
   CHECK(fine.games[0].end == GameEnd::kScored);
 }
@@ -236,6 +248,83 @@ TEST_CASE("match: only a complete match goes on the ladder") {
   CHECK_FALSE(LadderResult(part, options));
 }
 
+TEST_CASE("match: a stopped match goes on from its last finished game when run again") {
+  Fakes fakes;
+  TempDir out;
+  // Black plays c3, white answers c3 (occupied) and forfeits: engine 1 wins games 1 and 3.
+  const MatchOptions options = FakeMatch(fakes, {"c3", "b2"}, {"c3", "b2"}, 4, out.path());
+  Logger logger(LogLevel::kError);
+  const std::string second = out.path() + "/game-002.sgf";
+  const MatchReport part = RunMatch(options, logger, [&] { return PathExists(second); });
+  REQUIRE(part.games.size() == 2);
+  CHECK_FALSE(part.complete);
+  CHECK_FALSE(LadderResult(part, options));
+  CHECK_FALSE(PathExists(out.path() + "/game-003.sgf"));
+
+  const MatchReport rest = RunMatch(options, logger);
+  CHECK(rest.resumed_games == 2);
+  REQUIRE(rest.games.size() == 4);
+  CHECK(rest.complete);
+  for (int g = 0; g < 4; ++g) {
+    CHECK(rest.games[g].index == g + 1);
+    CHECK(rest.games[g].black_engine == g % 2);
+    CHECK(rest.games[g].result == "B+F");  // black wins every game
+  }
+  CHECK(rest.score.wins == 2);
+  CHECK(rest.score.losses == 2);
+  CHECK(rest.games[3].sgf_file == "game-004.sgf");
+  CHECK(PathExists(out.path() + "/game-004.sgf"));
+  // The whole match, its first two games included, goes on the ladder once it is complete.
+  const std::optional<LadderMatch> result = LadderResult(rest, options);
+  REQUIRE(result);
+  CHECK(result->wins + result->losses + result->draws == 4);
+  const nlohmann::json record = nlohmann::json::parse(ReadFile(out.path() + "/match.json"));
+  CHECK(record["games"] == 4);
+  CHECK(record["complete"] == true);
+
+  // Run once more: nothing to play, and nothing for the ladder (it had the match already).
+  const MatchReport again = RunMatch(options, logger);
+  CHECK(again.resumed_games == 4);
+  CHECK(again.complete);
+  CHECK(again.score.wins == 2);
+  CHECK_FALSE(LadderResult(again, options));
+}
+
+TEST_CASE("match: an output_dir holding another match is an error naming what differs") {
+  Fakes fakes;
+  TempDir out;
+  Logger logger(LogLevel::kError);
+  const MatchOptions options = FakeMatch(fakes, {"c3"}, {"c3"}, 2, out.path());
+  RunMatch(options, logger);
+  auto error_of = [&](const MatchOptions& other) {
+    try {
+      RunMatch(other, logger);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  MatchOptions more = options;
+  more.games = 4;
+  CHECK(Contains(error_of(more), "games_planned 2, not 4"));
+  MatchOptions bigger = options;
+  bigger.board_size = 7;
+  CHECK(Contains(error_of(bigger), "board_size 5, not 7"));
+  MatchOptions renamed = options;
+  renamed.engines[1].name = "three";
+  const std::string names = error_of(renamed);
+  CHECK(Contains(names, out.path() + "/match.json: holds a match with engine names"));
+  CHECK(Contains(names, "three"));
+  MatchOptions komi = options;
+  komi.rules.komi = 0.5;
+  CHECK(Contains(error_of(komi), "komi"));
+  // A file that is not a match record is named too.
+  PublishFile(out.path() + "/match.json", "{\"format\": \"tengen-ladder\"}\n");
+  const std::string not_a_record = (out / "match.json") + ": format";
+  CHECK_THROWS_WITH_AS(RunMatch(options, logger), doctest::Contains(not_a_record.c_str()),
+                       FormatError);
+}
+
 TEST_CASE("match: scoring after two passes, with cleanup or final_status_list") {
   Fakes fakes;
   TempDir out;
@@ -248,19 +337,20 @@ TEST_CASE("match: scoring after two passes, with cleanup or final_status_list") 
   }
   {
     // Engine 2 calls A1 dead: removed before the count.
-    const MatchReport report = Run(fakes, {"a1"}, {"--dead", "A1"}, 1, out.path());
+    const MatchReport report = Run(fakes, {"a1"}, {"--dead", "A1"}, 1, out / "dead");
     CHECK(report.games[0].result == "W+7.5");
     CHECK(Contains(report.games[0].detail, "1 dead stones removed as two said"));
   }
   {
     // Engine 1 lists kgs-genmove_cleanup: after B A1, W pass, B pass the cleanup phase asks it
     // again (B2), then both pass. Engine 2 gets plain genmove.
-    const MatchReport report = Run(fakes, {"--cleanup", "a1", "pass", "b2"}, {}, 1, out.path());
+    const MatchReport report =
+        Run(fakes, {"--cleanup", "a1", "pass", "b2"}, {}, 1, out / "cleanup");
     const GameOutcome& game = report.games[0];
     CHECK(game.result == "B+17.5");
     CHECK(game.cleanup_moves == 4);  // W pass, B B2, W pass, B pass
     CHECK(game.moves == 7);
-    const go::SgfRecord record = go::ReadSgfFile(out / "game-001.sgf").at(0);
+    const go::SgfRecord record = go::ReadSgfFile(out / "cleanup/game-001.sgf").at(0);
     const go::GameState replay = go::ReplaySgf(record);
     CHECK(replay.board().StoneCount(go::Color::kBlack) == 2);
     CHECK(Contains(record.root_comment, "4 cleanup moves"));

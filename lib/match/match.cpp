@@ -4,12 +4,12 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "go/game.h"
 #include "go/score.h"
 #include "go/sgf_game.h"
+#include "match/match_record.h"
 #include "util/error.h"
 #include "util/publish.h"
 #include "util/text.h"
@@ -250,16 +250,25 @@ void Referee::PlayToEnd() {
   }
 }
 
-nlohmann::json CommandJson(const std::vector<std::string>& argv) {
-  nlohmann::json words = nlohmann::json::array();
-  for (const std::string& word : argv) words.push_back(word);
-  return words;
-}
-
 std::string FormatElo(double elo) {
   char text[32];
   std::snprintf(text, sizeof(text), "%+.0f", elo);
   return text;
+}
+
+// The finished games of a stopped run of the same match (match.json in the output directory).
+void ResumeFromRecord(const MatchOptions& options, Logger& logger, MatchReport* report) {
+  const std::optional<std::vector<GameOutcome>> games = ReadMatchRecord(options, report->names);
+  if (!games || games->empty()) return;
+  for (const GameOutcome& game : *games) {
+    CountGame(game, &report->score);
+    report->games.push_back(game);
+  }
+  report->resumed_games = static_cast<int>(games->size());
+  report->elo = pipeline::EstimateElo(report->score);
+  logger.Info(StrCat("resuming the match in ", options.output_dir, ": ", games->size(), " of ",
+                     options.games, " games played already (", report->score.wins, " wins, ",
+                     report->score.losses, " losses, ", report->score.draws, " draws)"));
 }
 
 }  // namespace
@@ -292,6 +301,17 @@ GameOutcome PlayGame(gtp::GtpClient* black, gtp::GtpClient* white, const std::st
   return outcome;
 }
 
+void CountGame(const GameOutcome& game, pipeline::MatchScore* score) {
+  const go::Color engine1_color = game.black_engine == 0 ? go::Color::kBlack : go::Color::kWhite;
+  if (game.winner == go::Color::kEmpty) {
+    ++score->draws;
+  } else if (game.winner == engine1_color) {
+    ++score->wins;
+  } else {
+    ++score->losses;
+  }
+}
+
 MatchReport RunMatch(const MatchOptions& options, Logger& logger,
                      const std::function<bool()>& stop) {
   if (options.games < 1) throw ConfigError("games: must be at least 1");
@@ -317,9 +337,12 @@ MatchReport RunMatch(const MatchOptions& options, Logger& logger,
       if (version.ok && !Trim(version.text).empty()) report.names[i] += " " + Trim(version.text);
     }
   }
-  if (!options.output_dir.empty()) EnsureDirectory(options.output_dir);
+  if (!options.output_dir.empty()) {
+    EnsureDirectory(options.output_dir);
+    ResumeFromRecord(options, logger, &report);
+  }
 
-  for (int g = 0; g < options.games; ++g) {
+  for (int g = report.resumed_games; g < options.games; ++g) {
     if (stop && stop()) break;
     const int black = g % 2;  // engine 1 is black in odd-numbered games
     const std::string names[2] = {report.names[black], report.names[1 - black]};
@@ -336,14 +359,7 @@ MatchReport RunMatch(const MatchOptions& options, Logger& logger,
       PublishFile(options.output_dir + "/" + stem, go::WriteSgf(sgf) + "\n");
       outcome.sgf_file = stem;
     }
-    const go::Color engine1_color = black == 0 ? go::Color::kBlack : go::Color::kWhite;
-    if (outcome.winner == go::Color::kEmpty) {
-      ++report.score.draws;
-    } else if (outcome.winner == engine1_color) {
-      ++report.score.wins;
-    } else {
-      ++report.score.losses;
-    }
+    CountGame(outcome, &report.score);
     report.elo = pipeline::EstimateElo(report.score);
     report.games.push_back(outcome);
     logger.Info(StrCat("game ", g + 1, "/", options.games, ": ", names[0], " (B) vs ", names[1],
@@ -364,43 +380,6 @@ MatchReport RunMatch(const MatchOptions& options, Logger& logger,
   return report;
 }
 
-std::string MatchReportJson(const MatchReport& report, const MatchOptions& options) {
-  nlohmann::json j;
-  j["format"] = "tengen-match";
-  j["format_version"] = 1;
-  j["time_utc"] = UtcTimestamp();
-  j["engines"] = nlohmann::json::array();
-  for (int i = 0; i < 2; ++i) {
-    j["engines"].push_back(
-        {{"name", report.names[i]}, {"command", CommandJson(report.commands[i])}});
-  }
-  j["board_size"] = options.board_size;
-  j["komi"] = options.rules.komi;
-  j["rules"] = go::RulesToSgfText(options.rules);
-  j["games_planned"] = options.games;
-  j["games"] = report.score.games();
-  j["complete"] = report.complete;
-  j["wins"] = report.score.wins;
-  j["losses"] = report.score.losses;
-  j["draws"] = report.score.draws;
-  j["win_rate"] = report.score.games() > 0 ? report.score.points() / report.score.games() : 0.0;
-  j["elo"] = {{"elo", report.elo.elo}, {"low", report.elo.low}, {"high", report.elo.high}};
-  j["game_list"] = nlohmann::json::array();
-  for (const GameOutcome& game : report.games) {
-    j["game_list"].push_back({{"index", game.index},
-                              {"black", report.names[game.black_engine]},
-                              {"white", report.names[1 - game.black_engine]},
-                              {"result", game.result},
-                              {"end", GameEndName(game.end)},
-                              {"detail", game.detail},
-                              {"moves", game.moves},
-                              {"cleanup_moves", game.cleanup_moves},
-                              {"score", game.score},
-                              {"sgf", game.sgf_file}});
-  }
-  return j.dump(2) + "\n";
-}
-
 std::string MatchSummary(const MatchReport& report) {
   const pipeline::MatchScore& s = report.score;
   char rate[32];
@@ -411,7 +390,10 @@ std::string MatchSummary(const MatchReport& report) {
 }
 
 std::optional<LadderMatch> LadderResult(const MatchReport& report, const MatchOptions& options) {
-  if (!report.complete || report.score.games() == 0) return std::nullopt;
+  // A match that was complete before this run went on the ladder (if any) when it finished.
+  if (!report.complete || report.score.games() == 0 || report.resumed_games == options.games) {
+    return std::nullopt;
+  }
   LadderMatch result;
   result.a = report.names[0];
   result.b = report.names[1];

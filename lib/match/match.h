@@ -27,9 +27,11 @@
 //
 // Colours alternate: engine 1 is black in games 1, 3, 5, ... Every game is published as
 // <output_dir>/<sgf_prefix>-<NNN>.sgf (players = engine names, RE, KM, RU, a root comment
-// saying how it ended), and <output_dir>/match.json (MatchReportJson) is rewritten atomically
-// after every game, so a match stopped half way still has its results. An engine that failed
-// (died, broke the protocol) is restarted before the next game.
+// saying how it ended), and <output_dir>/match.json (match/match_record.h) is rewritten
+// atomically after every game, so a match stopped half way still has its results; run again
+// with the same output_dir, names, board size, komi, rules and games, it goes on after its last
+// finished game (the game in flight at the stop is played again from its start). An engine that
+// failed (died, broke the protocol) is restarted before the next game.
 
 #include <chrono>
 #include <functional>
@@ -98,27 +100,26 @@ struct MatchReport {
   pipeline::EloEstimate elo;   // engine 1 minus engine 2
   std::vector<GameOutcome> games;
   bool complete = false;  // every game played (not stopped)
+  int resumed_games = 0;  // games taken from an earlier run's match.json
 };
 
-// Plays options.games games (see the header comment). `stop` is polled before every move and
+// Engine 1's result of `game` (win, loss or draw) added to `score`.
+void CountGame(const GameOutcome& game, pipeline::MatchScore* score);
+
+// Plays options.games games (see the header comment), after the finished games of a stopped
+// run of the same match in <output_dir>/match.json. `stop` is polled before every move and
 // every 100 ms while an engine is answering (that engine is then killed): the game in flight
-// is dropped and the report has the finished games. Throws IoError when an
-// engine cannot be started, ConfigError for bad options.
+// is dropped and the report has the finished games. Throws IoError when an engine cannot be
+// started, ConfigError for bad options or an output_dir that holds another match.
 MatchReport RunMatch(const MatchOptions& options, Logger& logger,
                      const std::function<bool()>& stop = {});
 
-// The JSON written to <output_dir>/match.json: format, engines (names, commands), board size,
-// komi, rules, games played and planned, wins/losses/draws of engine 1, its win rate (draws
-// half), Elo with low/high (95%), and one entry per game (index, black, white, result, how it
-// ended, detail, moves, cleanup moves, score, sgf file).
-std::string MatchReportJson(const MatchReport& report, const MatchOptions& options);
-
-// "A vs B: 7 wins, 2 losses, 1 draw (75.0%), Elo +191 [+25, +526]"
+// "A vs B: 7 wins, 2 losses, 1 draw (75.0%), Elo +191 [-33, +398]"
 std::string MatchSummary(const MatchReport& report);
 
-// The result that goes on the ladder: only a complete match's. A stopped match is played again
-// whole (tengen-match does not resume one), and a part of it on the ladder would be counted
-// twice.
+// The result that goes on the ladder: only a match completed by this run. A stopped match's
+// part stays off (it is completed by a later run, which then adds all its games), and a match
+// that was complete before this run is not added again.
 std::optional<LadderMatch> LadderResult(const MatchReport& report, const MatchOptions& options);
 
 }  // namespace tengen::match
