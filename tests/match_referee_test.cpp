@@ -318,7 +318,15 @@ TEST_CASE("match: an output_dir holding another match is an error naming what di
   MatchOptions komi = options;
   komi.rules.komi = 0.5;
   CHECK(Contains(error_of(komi), "komi"));
-  // A file that is not a match record is named too.
+  // A record with more games than it planned is named, and so is a file that is no record.
+  nlohmann::json record = nlohmann::json::parse(ReadFile(out / "match.json"));
+  record["game_list"].push_back(record["game_list"][0]);
+  record["game_list"].push_back(record["game_list"][1]);
+  record["game_list"][2]["index"] = 3;
+  record["game_list"][3]["index"] = 4;
+  PublishFile(out / "match.json", record.dump());
+  const std::string too_many = (out / "match.json") + ": game_list: 4 games, more than the 2";
+  CHECK_THROWS_WITH_AS(RunMatch(options, logger), doctest::Contains(too_many.c_str()), FormatError);
   PublishFile(out.path() + "/match.json", "{\"format\": \"tengen-ladder\"}\n");
   const std::string not_a_record = (out / "match.json") + ": format";
   CHECK_THROWS_WITH_AS(RunMatch(options, logger), doctest::Contains(not_a_record.c_str()),

@@ -129,6 +129,10 @@ std::optional<std::vector<GameOutcome>> ReadMatchRecord(const MatchOptions& opti
     for (const Json& entry : j.at("game_list")) {
       games.push_back(GameFromJson(entry, static_cast<int>(games.size()) + 1, names));
     }
+    if (static_cast<int>(games.size()) > options.games) {
+      throw FormatError(
+          StrCat("game_list: ", games.size(), " games, more than the ", options.games, " planned"));
+    }
     return games;
   } catch (const Json::exception& e) {
     throw FormatError(path + ": not a match record: " + e.what());
