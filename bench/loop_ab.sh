@@ -109,9 +109,13 @@ for ((i = 1; i <= slices; i++)); do
   strength 0 --hours "$until_hours" --train-only
   strength 1 --hours "$until_hours" --train-only
 done
-newest() { tail -1 "$dir/$1/strength/models.tsv" | cut -f1; }
+newest() { tail -1 "$dir/$1/strength/models.tsv" 2> /dev/null | cut -f1; }
 a=$(newest "${arms[0]}")
 b=$(newest "${arms[1]}")
+for arm in "${arms[@]}"; do
+  [[ -n $(newest "$arm") ]] ||
+    die "arm $arm made no model in $hours hours of running time: nothing to match; give more --hours"
+done
 out=$dir/final-match
 if ! grep -qs '"complete": true' "$out/match.json"; then
   gtp="$TENGEN_BIN/tengen-gtp --visits $visits --model"
