@@ -112,13 +112,12 @@ done
 newest() { tail -1 "$dir/$1/strength/models.tsv" 2> /dev/null | cut -f1; }
 a=$(newest "${arms[0]}")
 b=$(newest "${arms[1]}")
-for arm in "${arms[@]}"; do
-  [[ -n $(newest "$arm") ]] ||
-    die "arm $arm made no model in $hours hours of running time: nothing to match; give more --hours"
-done
+no_model="made no model in $hours hours of running time: nothing to match; give more --hours"
+[[ -n $a ]] || die "arm ${arms[0]} $no_model"
+[[ -n $b ]] || die "arm ${arms[1]} $no_model"
 out=$dir/final-match
 if ! grep -qs '"complete": true' "$out/match.json"; then
-  gtp="$TENGEN_BIN/tengen-gtp --visits $visits --model"
+  gtp="$TENGEN_BIN/tengen-gtp --visits $visits --verbose false --model"
   "$TENGEN_BIN/tengen-match" --engine1 "$gtp $dir/${arms[0]}/models/$a" --name1 "${arms[0]}:$a" \
     --engine2 "$gtp $dir/${arms[1]}/models/$b" --name2 "${arms[1]}:$b" --games "$games" \
     --board-size "$board_size" --output-dir "$out" --log-level warning

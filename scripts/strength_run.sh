@@ -183,9 +183,10 @@ rate() {
   for entry in "${nets[@]}"; do
     hour=${entry%% *}
     name=${entry#* }
-    local engine="$bin/tengen-gtp --visits $visits --model $base/models/$name"
+    local gtp="$bin/tengen-gtp --visits $visits --verbose false --model"
+    local engine="$gtp $base/models/$name"
     if [[ -n $previous ]]; then
-      match "$name" "$engine" "$previous" "$bin/tengen-gtp --visits $visits --model $base/models/$previous" "$games"
+      match "$name" "$engine" "$previous" "$gtp $base/models/$previous" "$games"
     fi
     for level in ${levels//,/ }; do
       n=$((games / 2))

@@ -59,6 +59,8 @@ last=$(tail -1 "$base/strength/models.tsv" | cut -f1)
 grep -q "| $last |" "$base/strength/summary.md" || fail "summary lacks the last net $last"
 [[ -f $base/ladder/$last-vs-gnugo-l1/match.json ]] || fail "the last net was not rated against GNU Go"
 matches=$(ls -d "$base"/ladder/*-vs-* | wc -l)
+# The rating games' engines are quiet: the run's output has its results, not a line per move.
+! grep -q "genmove" "$work/run1.log" || fail "the engines' move lines are in the output"
 
 # Again: nothing left to train or to play.
 stamp=$(stat -c %Y "$base/ladder/$first-vs-gnugo-l1/match.json")
