@@ -18,7 +18,9 @@ capture; in how many games the score moved after the first pass, and by how much
 counts for the opponent, capturing nothing. For those, how many there were and what they gained
 the side that played them, from the board before the throw-in to the final one (mean points,
 and in how many the gain was positive or negative): a throw-in that gains is an answer to a
-premature pass, one that does not is a pointless move. Nothing is written.
+premature pass, one that does not is a pointless move. Last, in how many games the other side
+captured stones of the first passer after its pass: dead stones it left on the board, which
+Tromp-Taylor counts for their owner until they are taken. Nothing is written.
 """
 import glob
 import os
@@ -106,15 +108,18 @@ def region_owner(board, p, n):
 
 def analyse(game):
     """Moves after the first pass (passes too), stones among them, captures among those, the
-    score change after the first pass, and the gain of each throw-in after a pass."""
+    score change after the first pass, the gain of each throw-in after a pass, and whether the
+    first passer's stones were captured after its pass."""
     size = int(re.search(r"SZ\[(\d+)\]", game).group(1))
     board, first_pass_score, after, captures, all_after = {}, None, 0, 0, 0
     throw_ins, previous_pass = [], False  # throw_ins: (sign of the mover, score before it)
+    first_passer, passer_captured = None, False
     for colour, coords in MOVE.findall(game):
         is_pass = coords == "" or (coords == "tt" and size <= 19)
         if is_pass:
             if first_pass_score is None:
                 first_pass_score = area_score(board, size)
+                first_passer = colour
             else:
                 all_after += 1
             previous_pass = True
@@ -131,9 +136,11 @@ def analyse(game):
         all_after += 1
         after += 1
         captures += 1 if captured else 0
+        passer_captured = passer_captured or (captured > 0 and colour != first_passer)
     final = area_score(board, size)
     change = 0 if first_pass_score is None else final - first_pass_score
-    return all_after, after, captures, change, [sign * (final - s) for sign, s in throw_ins]
+    gains = [sign * (final - s) for sign, s in throw_ins]
+    return all_after, after, captures, change, gains, passer_captured
 
 
 def main():
@@ -146,7 +153,7 @@ def main():
     print("model\tgames\tmedian after (passes too)\twith stones played after\tmedian stones after\t"
           "capturing share\t"
           "games whose score moved\tmedian |change|\tthrow-ins after a pass\t"
-          "their mean gain\tgaining / losing")
+          "their mean gain\tgaining / losing\tfirst passer's stones captured after")
     for model in models:
         games = []
         for path in glob.glob(os.path.join(base, "selfplay", model, "sgfs", "*.sgfs")):
@@ -166,7 +173,8 @@ def main():
               f"{captures / moves if moves else 0:.2f}\t{len(moved)}\t"
               f"{statistics.median(moved) if moved else 0:g}\t{len(gains)}\t"
               f"{statistics.mean(gains) if gains else 0:.1f}\t"
-              f"{sum(1 for g in gains if g > 0)} / {sum(1 for g in gains if g < 0)}")
+              f"{sum(1 for g in gains if g > 0)} / {sum(1 for g in gains if g < 0)}\t"
+              f"{sum(1 for r in results if r[5])}")
 
 
 if __name__ == "__main__":

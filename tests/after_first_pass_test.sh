@@ -2,7 +2,9 @@
 # bench/after_first_pass.py on two made-up 5x5 games with the same first 11 moves (a black wall
 # on column C, a white one on D, Black passes) and a white throw-in at A5 (Black's area):
 # in the first, Black captures it (no gain); in the second, both pass and the stone stays,
-# turning Black's 10-point area into dame (White gains 11: from B+5 to W+6).
+# turning Black's 10-point area into dame (White gains 11: from B+5 to W+6). A third game, of
+# another model: White invades Black's corner, passes first with its stone in atari, and Black
+# captures it.
 set -euo pipefail
 src=$1
 work=$(mktemp -d)
@@ -15,11 +17,14 @@ walls=";B[ca];W[da];B[cb];W[db];B[cc];W[dc];B[cd];W[dd];B[ce];W[de];B[]"
   echo "(;FF[4]GM[1]SZ[5]KM[0]${walls};W[aa];B[ba];W[];B[ab];W[];B[])"
   echo "(;FF[4]GM[1]SZ[5]KM[0]${walls};W[aa];B[];W[])"
 } > "$work/selfplay/m/sgfs/games.sgfs"
+mkdir -p "$work/selfplay/m2/sgfs"
+echo "(;FF[4]GM[1]SZ[5]KM[0]${walls%;B[]};B[bb];W[aa];B[ab];W[];B[ba];W[];B[])" \
+  > "$work/selfplay/m2/sgfs/games.sgfs"
 out=$(python3 "$src/bench/after_first_pass.py" "$work")
-line=$(sed -n 2p <<< "$out")
+line=$(grep $'^m\t' <<< "$out" || true)
 [[ -n $line ]] || fail "no line for the model: $out"
 IFS=$'\t' read -r model games median with_stones median_stones capturing moved change \
-  throw_ins gain gaining <<< "$line"
+  throw_ins gain gaining passer_captured <<< "$line"
 expect() { [[ $2 == "$3" ]] || fail "$1: got '$2', expected '$3' in: $line"; }
 expect model "$model" m
 expect games "$games" 2
@@ -32,4 +37,10 @@ expect "median |change|" "$change" 11
 expect "throw-ins after a pass" "$throw_ins" 2
 expect "their mean gain" "$gain" 5.5
 expect "gaining / losing" "$gaining" "1 / 0"
+expect "first passer's stones captured (Black passed first; White's stone was taken)" \
+  "$passer_captured" 0
+line=$(grep $'^m2\t' <<< "$out" || true)
+passer_captured=$(cut -f12 <<< "$line")
+expect "first passer's stones captured (White passed first, its stone taken)" "$passer_captured" 1
+expect "the second model's games" "$(cut -f2 <<< "$line")" 1
 echo "after_first_pass: ok"
