@@ -57,6 +57,22 @@ TEST_CASE("game end stats: from SGF records as selfplay writes them") {
   CHECK(stats.MeanAbsFinalScore() == doctest::Approx(1.25));  // (2.5 + 0) / 2
 }
 
+TEST_CASE("game end stats: a record with the pass-alive comment ended so") {
+  // Selfplay's end_when_pass_alive writes kPassAliveComment on the root; without it, a game
+  // that does not end with two passes reached the move cap.
+  go::SgfRecord settled = go::ReadSgfRecords("(;SZ[5]KM[0.5]RE[B+4.5];B[cc];W[dd])").at(0);
+  settled.root_comment = kPassAliveComment;
+  const go::SgfRecord read_back = go::ReadSgfRecords(go::WriteSgf(settled)).at(0);
+  GameEndStats stats;
+  CHECK(stats.AddRecord(read_back));
+  CHECK(stats.ended_by(GameEnd::kPassAlive) == 1);
+  CHECK(stats.games_with_pass() == 0);
+  CHECK(stats.MeanAbsFinalScore() == doctest::Approx(4.5));
+  settled.root_comment = "";
+  CHECK(stats.AddRecord(settled));
+  CHECK(stats.ended_by(GameEnd::kMoveCap) == 1);
+}
+
 TEST_CASE("game end stats: a game that ends pass, pass has 1 move after the first pass") {
   GameEndStats stats;
   CHECK(stats.AddRecord(go::ReadSgfRecords("(;SZ[5]KM[0.5]RE[W+0.5];B[cc];W[dd];B[];W[])").at(0)));
@@ -79,16 +95,17 @@ TEST_CASE("game end stats: heartbeat counters and the progress text") {
   // One resigned game: counted, but it says nothing about passes or the score.
   stats.Add(GameEnd::kResignation, -1, 0);
   std::map<std::string, double> c = counters(stats);
-  CHECK(c.size() == 7);
+  CHECK(c.size() == 8);
   CHECK(c["model_games"] == 1);
   CHECK(c["games_end_resignation"] == 1);
   CHECK(c["games_end_passes"] == 0);
   CHECK(c["games_end_move_cap"] == 0);
+  CHECK(c["games_end_pass_alive"] == 0);
   CHECK(std::isnan(c["moves_after_first_pass_median"]));
   CHECK(std::isnan(c["moves_after_first_pass_p90"]));
   CHECK(std::isnan(c["mean_abs_final_score"]));
   CHECK(FormatGameEnds(stats) ==
-        "games of this model 1: ended by passes 0, move cap 0, resignation 1");
+        "games of this model 1: ended by passes 0, move cap 0, resignation 1, pass-alive 0");
 
   // Then two passes after 1 and 5 moves (scores +3.5 and -0.5) and a capped game with a pass 40
   // moves before the cap (score -12): moves after the first pass 1, 5, 40; nearest rank of 3
@@ -98,6 +115,7 @@ TEST_CASE("game end stats: heartbeat counters and the progress text") {
   stats.Add(GameEnd::kMoveCap, 40, -12);
   c = counters(stats);
   CHECK(c["model_games"] == 4);
+  CHECK(c["games_end_pass_alive"] == 0);
   CHECK(c["games_end_passes"] == 2);
   CHECK(c["games_end_move_cap"] == 1);
   CHECK(c["games_end_resignation"] == 1);
@@ -105,7 +123,8 @@ TEST_CASE("game end stats: heartbeat counters and the progress text") {
   CHECK(c["moves_after_first_pass_p90"] == 40);
   CHECK(c["mean_abs_final_score"] == doctest::Approx(16.0 / 3.0));
   CHECK(FormatGameEnds(stats) ==
-        "games of this model 4: ended by passes 2, move cap 1, resignation 1; moves after the "
+        "games of this model 4: ended by passes 2, move cap 1, resignation 1, pass-alive 0; moves "
+        "after the "
         "first pass: median 5, 90th percentile 40; mean |final score| 5.3");
 }
 

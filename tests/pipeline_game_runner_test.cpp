@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "go/pass_alive.h"
 #include "go/score.h"
 #include "go/sgf_game.h"
 #include "nn/features.h"
@@ -184,6 +185,49 @@ TEST_CASE("game runner: how a game ended and the moves after its first pass") {
   CHECK(game.end == (game.sgf.moves[3].loc == go::kPassLoc && game.sgf.moves[2].loc == go::kPassLoc
                          ? GameEnd::kPasses
                          : GameEnd::kMoveCap));
+}
+
+TEST_CASE("game runner: end_when_pass_alive ends a game once the whole board is pass-alive") {
+  search::UniformEvaluator evaluator;
+  const Player player{&evaluator, "random"};
+  GameParams params = SmallGame(5);
+  params.end_when_pass_alive = true;
+  int pass_alive_games = 0;
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    FinishedGame game;
+    REQUIRE(PlayGame(
+        params, player, player, seed, [] { return false; }, &game));
+    const go::GameState final_state = go::ReplaySgf(game.sgf);
+    const go::Board& board = final_state.board();
+    // No position before the end was pass-alive throughout: the game stopped at the first.
+    for (int turn = 0; turn < game.moves; ++turn)
+      CHECK_FALSE(go::WholeBoardPassAlive(go::ReplaySgf(game.sgf, turn).board()));
+    if (game.end != GameEnd::kPassAlive) {
+      CHECK_FALSE(go::WholeBoardPassAlive(board));
+      CHECK(game.sgf.root_comment.empty());
+      continue;
+    }
+    ++pass_alive_games;
+    CHECK(go::WholeBoardPassAlive(board));
+    CHECK(game.sgf.moves.back().loc != go::kPassLoc);
+    CHECK(game.sgf.root_comment == kPassAliveComment);
+    // Scored by the pass-alive area, which the rows' ownership targets are too.
+    const auto area = go::PassAliveArea(board);
+    CHECK(game.final_score == go::OwnedAreaScore(board, area, final_state.rules().komi));
+    CHECK(game.sgf.result == go::ScoreToResult(game.final_score));
+    for (const data::TrainingRow& row : game.rows) {
+      const go::Color mover = go::ReplaySgf(game.sgf, row.turn).to_move();
+      for (int y = 0; y < 5; ++y) {
+        for (int x = 0; x < 5; ++x) {
+          const go::Color owner = area[board.LocOf(x, y)];
+          CHECK(row.ownership[y * params.pos_len + x] == (owner == mover ? 1 : -1));
+        }
+      }
+      CHECK(row.score == doctest::Approx((mover == go::Color::kBlack ? 1 : -1) * game.final_score));
+    }
+  }
+  // Random play on 5x5 fills the board down to eyes: some games end so.
+  CHECK(pass_alive_games > 0);
 }
 
 // The uniform random net, but sure that the side to move leads by `lead` points.

@@ -108,7 +108,7 @@ TEST_CASE("selfplay: random net, --max-games-total, every row checked against it
   // Every counter as the SGFs give it (null where no game says anything yet), exactly: the
   // scores are whole or half points.
   const std::vector<std::pair<std::string, double>> expected = GameEndCounters(ends);
-  REQUIRE(expected.size() == 7);
+  REQUIRE(expected.size() == 8);
   for (const auto& [key, value] : expected)
     CHECK_MESSAGE(json.find("\"" + key + "\": " + JsonNumber(value)) != std::string::npos, key);
   CHECK(json.find("\"model_games\": 6") != std::string::npos);

@@ -337,10 +337,11 @@ TEST_CASE("report: how each model's games end, Elo against hours and games, from
   CHECK(ends[2]["after_first_pass_median"].is_null());
   CHECK(ends[2]["mean_abs_final_score"].is_null());
   CHECK(ends[3]["mean_abs_final_score"] == 0.0);
-  CHECK(html.find("<tr><td>random</td><td>3</td><td>33.3%</td><td>33.3%</td><td>33.3%</td><td>1"
-                  "</td><td>3</td><td>3.5</td></tr>") != std::string::npos);
+  CHECK(ends[0]["pass_alive"] == 0.0);
+  CHECK(html.find("<tr><td>random</td><td>3</td><td>33.3%</td><td>33.3%</td><td>33.3%</td><td>0.0%"
+                  "</td><td>1</td><td>3</td><td>3.5</td></tr>") != std::string::npos);
   CHECK(html.find("<tr><td>run-b6c96-s1000-d500</td><td>2</td><td>0.0%</td><td>0.0%</td><td>100.0%"
-                  "</td><td>-</td><td>-</td><td>-</td></tr>") != std::string::npos);
+                  "</td><td>0.0%</td><td>-</td><td>-</td><td>-</td></tr>") != std::string::npos);
 
   // The rated models: hours since the run's first file (the random net's SGFs, 4 h ago) and the
   // games of the models that appeared before each (3 random + 1 old for the first; its own 2

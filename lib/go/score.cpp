@@ -51,7 +51,11 @@ std::array<Color, kMaxArraySize> AreaOwnership(const Board& board) {
 }
 
 double TrompTaylorScore(const Board& board, double komi) {
-  const auto owner = AreaOwnership(board);
+  return OwnedAreaScore(board, AreaOwnership(board), komi);
+}
+
+double OwnedAreaScore(const Board& board, const std::array<Color, kMaxArraySize>& owner,
+                      double komi) {
   int black_minus_white = 0;
   for (int y = 0; y < board.size(); ++y) {
     for (int x = 0; x < board.size(); ++x) {

@@ -40,7 +40,7 @@ bool GameEndStats::AddRecord(const go::SgfRecord& record) {
   const size_t n = moves.size();
   if (end != GameEnd::kResignation &&
       !(n >= 2 && moves[n - 1].loc == go::kPassLoc && moves[n - 2].loc == go::kPassLoc)) {
-    end = GameEnd::kMoveCap;
+    end = record.root_comment == kPassAliveComment ? GameEnd::kPassAlive : GameEnd::kMoveCap;
   }
   int after_first_pass = -1;
   for (size_t i = 0; i < n; ++i) {
@@ -75,6 +75,7 @@ std::vector<std::pair<std::string, double>> GameEndCounters(const GameEndStats& 
           {"games_end_passes", static_cast<double>(stats.ended_by(GameEnd::kPasses))},
           {"games_end_move_cap", static_cast<double>(stats.ended_by(GameEnd::kMoveCap))},
           {"games_end_resignation", static_cast<double>(stats.ended_by(GameEnd::kResignation))},
+          {"games_end_pass_alive", static_cast<double>(stats.ended_by(GameEnd::kPassAlive))},
           {"moves_after_first_pass_median", passed ? stats.MovesAfterFirstPass(0.5) : kNone},
           {"moves_after_first_pass_p90", passed ? stats.MovesAfterFirstPass(0.9) : kNone},
           {"mean_abs_final_score", stats.scored_games() > 0 ? stats.MeanAbsFinalScore() : kNone}};
@@ -82,10 +83,10 @@ std::vector<std::pair<std::string, double>> GameEndCounters(const GameEndStats& 
 
 std::string FormatGameEnds(const GameEndStats& stats) {
   if (stats.games() == 0) return "";
-  std::string text =
-      StrCat("games of this model ", stats.games(), ": ended by passes ",
-             stats.ended_by(GameEnd::kPasses), ", move cap ", stats.ended_by(GameEnd::kMoveCap),
-             ", resignation ", stats.ended_by(GameEnd::kResignation));
+  std::string text = StrCat(
+      "games of this model ", stats.games(), ": ended by passes ", stats.ended_by(GameEnd::kPasses),
+      ", move cap ", stats.ended_by(GameEnd::kMoveCap), ", resignation ",
+      stats.ended_by(GameEnd::kResignation), ", pass-alive ", stats.ended_by(GameEnd::kPassAlive));
   if (stats.games_with_pass() > 0) {
     text += StrCat("; moves after the first pass: median ", stats.MovesAfterFirstPass(0.5),
                    ", 90th percentile ", stats.MovesAfterFirstPass(0.9));

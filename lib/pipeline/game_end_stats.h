@@ -1,11 +1,11 @@
 #pragma once
 // How a model's selfplay games end, for the heartbeat and the report: how many ended by two
-// passes, by the move cap or by resignation; the median and 90th percentile of the moves
-// played after a game's first pass (that pass excluded, so a game that ends pass, pass has 1;
-// games in which nobody passed are left out); and the mean |final score| of the games that were
-// scored (not resigned). A settled game between players that understand it ends with a few
-// capturing moves and two passes: long tails after the first pass, games at the move cap and
-// large margins say the nets do not yet know when the game is over. Exact: the moves after the
+// passes, by the move cap, by resignation or with the whole board pass-alive; the median and 90th
+// percentile of the moves played after a game's first pass (that pass excluded, so a game that ends
+// pass, pass has 1; games in which nobody passed are left out); and the mean |final score| of the
+// games that were scored (not resigned). A settled game between players that understand it ends
+// with a few capturing moves and two passes: long tails after the first pass, games at the move cap
+// and large margins say the nets do not yet know when the game is over. Exact: the moves after the
 // first pass are kept as a histogram (at most 4 x 361 distinct values).
 
 #include <array>
@@ -28,8 +28,9 @@ class GameEndStats {
     Add(game.end, game.moves_after_first_pass, game.final_score);
   }
   // The same from a game's SGF record as selfplay writes it: RE "B+R" / "W+R" is a
-  // resignation, a game whose last two moves are passes ended by passes, any other by the move
-  // cap; the score is RE's ("B+3.5", "W+2", "0"). False (nothing added) for another RE.
+  // resignation, a game whose last two moves are passes ended by passes, one whose root
+  // comment is kPassAliveComment with the whole board pass-alive, any other by the move cap;
+  // the score is RE's ("B+3.5", "W+2", "0"). False (nothing added) for another RE.
   bool AddRecord(const go::SgfRecord& record);
 
   int64_t games() const { return games_; }
@@ -46,7 +47,7 @@ class GameEndStats {
 
  private:
   int64_t games_ = 0;
-  std::array<int64_t, 3> ends_{};  // indexed by GameEnd
+  std::array<int64_t, 4> ends_{};  // indexed by GameEnd
   int64_t with_pass_ = 0;
   std::map<int, int64_t> after_first_pass_;  // moves -> games
   int64_t scored_ = 0;
@@ -54,15 +55,16 @@ class GameEndStats {
 };
 
 // The heartbeat counters of selfplay's current model, in this order: model_games,
-// games_end_passes, games_end_move_cap, games_end_resignation, moves_after_first_pass_median,
+// games_end_passes, games_end_move_cap, games_end_resignation, games_end_pass_alive,
+// moves_after_first_pass_median,
 // moves_after_first_pass_p90, mean_abs_final_score. A figure that no game says anything about
 // yet (no game with a pass, no scored game) is NaN, which the heartbeat writes as null: -1 or 0
 // would read as a measurement.
 std::vector<std::pair<std::string, double>> GameEndCounters(const GameEndStats& stats);
 
 // The same for the progress line: "games of this model 40: ended by passes 38, move cap 2,
-// resignation 0; moves after the first pass: median 3, 90th percentile 9; mean |final score|
-// 6.2", without the parts no game says anything about yet; "" before the first game.
+// resignation 0, pass-alive 0; moves after the first pass: median 3, 90th percentile 9; mean |final
+// score| 6.2", without the parts no game says anything about yet; "" before the first game.
 std::string FormatGameEnds(const GameEndStats& stats);
 
 }  // namespace tengen::pipeline

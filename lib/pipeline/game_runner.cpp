@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "go/game.h"
+#include "go/pass_alive.h"
 #include "go/score.h"
 #include "go/sgf_game.h"
 #include "go/symmetry.h"
@@ -87,6 +88,9 @@ double FairKomi(const GameParams& params, const go::GameState& empty,
   return std::clamp(std::round(komi * 2) / 2, -area, area);
 }
 
+const char* const kPassAliveComment =
+    "Ended with the whole board pass-alive: dead stones in pass-alive areas count as captured.";
+
 const char* GameEndName(GameEnd end) {
   switch (end) {
     case GameEnd::kPasses:
@@ -95,6 +99,8 @@ const char* GameEndName(GameEnd end) {
       return "move_cap";
     case GameEnd::kResignation:
       return "resignation";
+    case GameEnd::kPassAlive:
+      return "pass_alive";
   }
   return "unknown";
 }
@@ -119,11 +125,14 @@ void ScoreAndRecord(const GameParams& params, const go::GameState& state, double
       break;
     }
   }
-  if (!game->resigned)
+  const bool pass_alive = game->end == GameEnd::kPassAlive;
+  if (!game->resigned && !pass_alive)
     game->end = state.consecutive_passes() >= 2 ? GameEnd::kPasses : GameEnd::kMoveCap;
-  const auto owner = go::AreaOwnership(state.board());
+  // Tromp-Taylor's area, or the pass-alive area with the dead stones in it taken.
+  const auto owner =
+      pass_alive ? go::PassAliveArea(state.board()) : go::AreaOwnership(state.board());
   if (!game->resigned) {
-    game->final_score = go::TrompTaylorScore(state.board(), komi);
+    game->final_score = go::OwnedAreaScore(state.board(), owner, komi);
     game->winner = game->final_score > 0   ? go::Color::kBlack
                    : game->final_score < 0 ? go::Color::kWhite
                                            : go::Color::kEmpty;
@@ -138,6 +147,7 @@ void ScoreAndRecord(const GameParams& params, const go::GameState& state, double
   game->sgf.result = game->resigned
                          ? std::string(game->winner == go::Color::kBlack ? "B" : "W") + "+R"
                          : go::ScoreToResult(game->final_score);
+  if (pass_alive) game->sgf.root_comment = kPassAliveComment;
   game->sgf.extra_properties.push_back({"GN", std::to_string(game->game_id)});
   game->sgf.extra_properties.push_back({"SO", StrCat("tengen seed=", seed)});
 }
@@ -196,6 +206,11 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
     state.Play(move);
     black_search.Advance(move);
     white_search.Advance(move);
+    if (params.end_when_pass_alive && loc != go::kPassLoc &&
+        go::WholeBoardPassAlive(state.board())) {
+      game->end = GameEnd::kPassAlive;
+      break;
+    }
   }
 
   ScoreAndRecord(params, state, rules.komi, black, white, seed, row_movers, game);

@@ -52,6 +52,10 @@ struct GameParams {
   double temperature_halflife = 19;
   // Move cap as a multiple of the board area; capped games are scored as they stand.
   double max_moves_per_area = 4.0;
+  // End the game once the whole board is pass-alive (go/pass_alive.h; KataGo's selfplay does
+  // the same): scored by that area, dead stones in it counted as captured, instead of playing
+  // the captures and passes out.
+  bool end_when_pass_alive = false;
   // Training rows: every recorded row gets this pos_len (>= every board size).
   int pos_len = 19;
   bool record_rows = true;
@@ -63,8 +67,11 @@ struct Player {
 };
 
 // How a game ended.
-enum class GameEnd { kPasses, kMoveCap, kResignation };
-const char* GameEndName(GameEnd end);  // "passes", "move_cap", "resignation"
+enum class GameEnd { kPasses, kMoveCap, kResignation, kPassAlive };
+const char* GameEndName(GameEnd end);  // "passes", "move_cap", "resignation", "pass_alive"
+// The root comment (C) of the SGF record of a game ended by kPassAlive: GUIs show it, and
+// GameEndStats::AddRecord reads the end from it.
+extern const char* const kPassAliveComment;
 
 struct FinishedGame {
   go::SgfRecord sgf;
@@ -72,7 +79,9 @@ struct FinishedGame {
   int64_t game_id = 0;                  // random, unique across runs whatever the seed
   uint64_t seed = 0;
   go::Color winner = go::Color::kEmpty;  // kEmpty: draw
-  double final_score = 0;                // black minus white (komi included); 0 on resignation
+  // Black minus white (komi included): Tromp-Taylor, or the pass-alive area's count for a game
+  // ended by kPassAlive; 0 on resignation.
+  double final_score = 0;
   bool resigned = false;
   GameEnd end = GameEnd::kPasses;
   int moves = 0;  // moves played, passes included

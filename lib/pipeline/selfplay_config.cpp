@@ -273,6 +273,9 @@ OptionTable<GameParams> GameOptionTable() {
               "half-life of the early temperature in turns on 19x19 (scaled by board area)")
       .Double("max_moves_per_area", &G::max_moves_per_area, 0.1, 100,
               "move cap as a multiple of the board area")
+      .Bool("end_when_pass_alive", &G::end_when_pass_alive,
+            "end a game once the whole board is pass-alive, scored by that area (dead stones "
+            "in it count as captured)")
       .Nested(&G::resign, ResignOptionTable());
 }
 

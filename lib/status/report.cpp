@@ -38,15 +38,16 @@ std::string GameEndsTable(const json& rows) {
   };
   std::string html =
       "<table class=\"game-ends\">\n<tr><th>model</th><th>games</th><th>two passes</th><th>move "
-      "cap</th><th>resigned</th><th>moves after the first pass: median</th><th>90th "
+      "cap</th><th>resigned</th><th>pass-alive</th><th>moves after the first pass: "
+      "median</th><th>90th "
       "percentile</th><th>mean |final score|</th></tr>\n";
   for (const json& r : rows) {
-    html +=
-        StrCat("<tr><td>", HtmlEscape(r["model"].get<std::string>()), "</td><td>",
-               r["games"].get<int64_t>(), "</td><td>", percent(r["passes"]), "</td><td>",
-               percent(r["move_cap"]), "</td><td>", percent(r["resignation"]), "</td><td>",
-               moves(r["after_first_pass_median"]), "</td><td>", moves(r["after_first_pass_p90"]),
-               "</td><td>", score(r["mean_abs_final_score"]), "</td></tr>\n");
+    html += StrCat("<tr><td>", HtmlEscape(r["model"].get<std::string>()), "</td><td>",
+                   r["games"].get<int64_t>(), "</td><td>", percent(r["passes"]), "</td><td>",
+                   percent(r["move_cap"]), "</td><td>", percent(r["resignation"]), "</td><td>",
+                   percent(r["pass_alive"]), "</td><td>", moves(r["after_first_pass_median"]),
+                   "</td><td>", moves(r["after_first_pass_p90"]), "</td><td>",
+                   score(r["mean_abs_final_score"]), "</td></tr>\n");
   }
   return html + "</table>\n";
 }

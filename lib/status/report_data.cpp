@@ -225,6 +225,7 @@ json GameEndsData(const std::vector<DataFile>& sgfs, const RunModels& run,
          {"passes", share(pipeline::GameEnd::kPasses)},
          {"move_cap", share(pipeline::GameEnd::kMoveCap)},
          {"resignation", share(pipeline::GameEnd::kResignation)},
+         {"pass_alive", share(pipeline::GameEnd::kPassAlive)},
          {"after_first_pass_median", passed ? json(s.MovesAfterFirstPass(0.5)) : json()},
          {"after_first_pass_p90", passed ? json(s.MovesAfterFirstPass(0.9)) : json()},
          {"mean_abs_final_score", s.scored_games() > 0 ? json(s.MeanAbsFinalScore()) : json()}});

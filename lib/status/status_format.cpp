@@ -110,6 +110,9 @@ std::string GameEndsLine(const HeartbeatRecord& h) {
                      Num(h.Counter("games_end_passes")) + ", move cap " +
                      Num(h.Counter("games_end_move_cap")) + ", resignation " +
                      Num(h.Counter("games_end_resignation"));
+  // Heartbeats of selfplay before pass-alive endings have no such counter.
+  if (std::isfinite(h.Counter("games_end_pass_alive")))
+    line += ", pass-alive " + Num(h.Counter("games_end_pass_alive"));
   if (h.Counter("moves_after_first_pass_median") >= 0) {
     line += "; moves after the first pass: median " +
             Num(h.Counter("moves_after_first_pass_median")) + ", 90th percentile " +
