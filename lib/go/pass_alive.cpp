@@ -99,7 +99,6 @@ std::vector<Loc> AliveChains(const Board& board, Color color, std::vector<Region
   }
   alive = SortedUnique(alive);
   for (bool changed = true; changed;) {
-    changed = false;
     std::vector<Loc> kept;
     for (Loc head : alive) {
       int eyes = 0;

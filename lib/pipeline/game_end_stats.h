@@ -29,7 +29,7 @@ class GameEndStats {
   }
   // The same from a game's SGF record as selfplay writes it: RE "B+R" / "W+R" is a
   // resignation, a game whose last two moves are passes ended by passes, one whose root
-  // comment is kPassAliveComment with the whole board pass-alive, any other by the move cap;
+  // comment is kPassAliveComment (the game runner's mark) by kPassAlive, any other by the move cap;
   // the score is RE's ("B+3.5", "W+2", "0"). False (nothing added) for another RE.
   bool AddRecord(const go::SgfRecord& record);
 
