@@ -176,15 +176,15 @@ match() {
 }
 
 rate() {
-  local nets=() hour name previous="" level last n
+  local nets=() entry hour name engine previous="" level last n
+  local gtp="$bin/tengen-gtp --visits $visits --verbose false --model"
   mapfile -t nets < <(rated_nets)
   ((${#nets[@]})) || { echo "strength_run.sh: no models to rate in $base/models" >&2; exit 1; }
   last=${nets[-1]#* }
   for entry in "${nets[@]}"; do
     hour=${entry%% *}
     name=${entry#* }
-    local gtp="$bin/tengen-gtp --visits $visits --verbose false --model"
-    local engine="$gtp $base/models/$name"
+    engine="$gtp $base/models/$name"
     if [[ -n $previous ]]; then
       match "$name" "$engine" "$previous" "$gtp $base/models/$previous" "$games"
     fi
