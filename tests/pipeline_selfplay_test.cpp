@@ -764,10 +764,12 @@ TEST_CASE("selfplay: a shard that cannot be published is kept and published late
   const std::string log_path = base / "selfplay.log";
   logger.OpenFile(log_path);
   BackgroundSelfplay runner(options, logger);
-  // The .sgfs of a shard goes out first; its .npz fails and the run goes on.
+  // The .sgfs of a shard goes out first; its .npz fails (logged just after the .sgfs appears,
+  // so wait for the line too) and the run goes on.
   REQUIRE(WaitFor([&] { return !FilesWith(sgfs, ".sgfs").empty(); }));
   const std::string first_sgfs = FilesWith(sgfs, ".sgfs").front();
-  CHECK(ReadFile(log_path).find("cannot publish shard") != std::string::npos);
+  CHECK(WaitFor(
+      [&] { return ReadFile(log_path).find("cannot publish shard") != std::string::npos; }));
   fs::remove(tdata);
   CHECK(WaitFor([&] { return FilesWith(tdata, ".npz").size() >= 2; }));
   const SelfplayStats stats = runner.Stop();
