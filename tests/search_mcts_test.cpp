@@ -484,6 +484,7 @@ TEST_CASE("search: the ending bonus is what makes the pass preferred to filling 
   game.Play({kPassLoc, Color::kWhite});
   SettledEvaluator eval;
   SearchParams params = NoNoise();
+  params.no_fill_after_pass = false;  // that rule alone would take the fills away
   Rng rng(23);
   Search with_bonus(params, eval, rng);
   with_bonus.SetPosition(game);
@@ -496,6 +497,79 @@ TEST_CASE("search: the ending bonus is what makes the pass preferred to filling 
   // Filling an eye and passing are worth the same to the search without the bonus.
   CHECK(a.visits[pass] > 300);
   CHECK(b.visits[pass] < a.visits[pass]);
+}
+
+// Black's eyes in kSettled, the only moves Black has there but the pass.
+std::vector<Loc> BlackEyes() { return {MakeLoc(1, 0, 7), MakeLoc(1, 2, 7), MakeLoc(1, 4, 7)}; }
+
+TEST_CASE("search: after the opponent passes, the loser does not fill its own eyes in hope") {
+  // A net that cannot tell a half-point loss from an even game: every unfinished position is
+  // worth 0 to it, so filling an eye (the game goes on, value 0) looks better to the loser
+  // than the pass that ends the game lost (-1).
+  Rules rules;
+  rules.komi = 7.5;  // black loses by 0.5 whatever it does
+  GameState game(Board::FromAscii(kSettled), rules, Color::kWhite);
+  game.Play({kPassLoc, Color::kWhite});
+  const int pass = MoveIndex(kPassLoc, 7);
+  for (bool full : {false, true}) {
+    CAPTURE(full);
+    UniformEvaluator eval;
+    Rng rng(25);
+    Search search(NoNoise(), eval, rng);
+    search.SetPosition(game);
+    const SearchResult r = search.Run(200, full);
+    CHECK(r.best_move == kPassLoc);
+    CHECK(r.visits[pass] == 200 - 1);  // the root's own visit is the rest
+    for (Loc eye : BlackEyes()) CHECK(r.visits[MoveIndex(eye, 7)] == 0);
+    SearchParams hopeful = NoNoise();
+    hopeful.no_fill_after_pass = false;
+    Search without(hopeful, eval, rng);
+    without.SetPosition(game);
+    CHECK(without.Run(200, full).best_move != kPassLoc);
+  }
+}
+
+TEST_CASE("search: a fill is still searched when the opponent's last move was not a pass") {
+  Rules rules;
+  rules.komi = 7.5;
+  // White has just filled one of its own eyes; black may fill its own.
+  GameState game(Board::FromAscii(kSettled), rules, Color::kWhite);
+  game.Play({MakeLoc(5, 0, 7), Color::kWhite});
+  UniformEvaluator eval;
+  Rng rng(26);
+  Search search(NoNoise(), eval, rng);
+  search.SetPosition(game);
+  const SearchResult r = search.Run(200, false);
+  int eye_visits = 0;
+  for (Loc eye : BlackEyes()) eye_visits += r.visits[MoveIndex(eye, 7)];
+  CHECK(eye_visits > 0);
+}
+
+TEST_CASE("search: a settled game against a hopeful net ends with two passes") {
+  Rules rules;
+  rules.komi = 7.5;
+  const GameState start(Board::FromAscii(kSettled), rules, Color::kBlack);
+  for (bool rule : {true, false}) {
+    CAPTURE(rule);
+    SearchParams params = NoNoise();
+    params.no_fill_after_pass = rule;
+    UniformEvaluator eval;
+    Rng rng(29);
+    GameState game = start;
+    for (int i = 0; i < 12 && !game.IsOver(); ++i) {
+      Search search(params, eval, rng);
+      search.SetPosition(game);
+      game.Play({search.Run(200, false).best_move, game.to_move()});
+    }
+    // With the rule: a pass and the answering pass, at most after the first player's fills
+    // (no pass has been played yet when it moves). Without it the loser fills on.
+    if (rule) {
+      CHECK(game.IsOver());
+      CHECK(TrompTaylorScore(game.board(), 7.5) == -0.5);
+    } else {
+      CHECK(game.moves().size() > 4);
+    }
+  }
 }
 
 TEST_CASE("search: the winner plays on while a point is left to gain") {

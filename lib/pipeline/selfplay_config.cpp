@@ -140,7 +140,10 @@ OptionTable<search::SearchParams> SearchOptionTable() {
               "points charged at the root for filling settled territory (0: off)")
       .Bool("pass_only_when_settled", &S::pass_only_when_settled,
             "no pass at the root while a point counted for nobody can still be played "
-            "(unless the opponent just passed)");
+            "(unless the opponent just passed)")
+      .Bool("no_fill_after_pass", &S::no_fill_after_pass,
+            "after the opponent's pass, moves into one's own Tromp-Taylor area are not "
+            "searched");
 }
 
 // The search keys of full (recorded) searches, which only selfplay plays.

@@ -1,6 +1,7 @@
 #include "search/mcts.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -124,12 +125,17 @@ LeafEvaluation Search::Expand(Node& node, const go::GameState& state, int depth)
   TENGEN_CHECK(static_cast<int>(eval.policy.size()) == size * size + 1,
                StrCat("evaluator policy has ", eval.policy.size(), " entries"));
   const go::Color pla = state.to_move();
+  // After the opponent's pass, a move into the mover's own Tromp-Taylor area is not searched.
+  const bool skip_own_area = params_.no_fill_after_pass && state.consecutive_passes() == 1;
+  std::array<go::Color, go::kMaxArraySize> owner{};
+  if (skip_own_area) owner = go::AreaOwnership(state.board());
   node.children.clear();
   double total = 0;
   for (int y = 0; y < size; ++y) {
     for (int x = 0; x < size; ++x) {
       const go::Loc loc = go::MakeLoc(x, y, size);
       if (state.board().At(loc) != go::Color::kEmpty || !state.IsLegal({loc, pla})) continue;
+      if (skip_own_area && owner[loc] == pla) continue;
       Node child;
       child.move = loc;
       child.prior = std::max(0.0f, eval.policy[y * size + x]);
