@@ -20,7 +20,11 @@ the side that played them, from the board before the throw-in to the final one (
 and in how many the gain was positive or negative): a throw-in that gains is an answer to a
 premature pass, one that does not is a pointless move. Last, in how many games the other side
 captured stones of the first passer after its pass: dead stones it left on the board, which
-Tromp-Taylor counts for their owner until they are taken. Nothing is written.
+Tromp-Taylor counts for their owner until they are taken. Last, the fills after a pass: moves
+right after the opponent's pass onto a point Tromp-Taylor counts for the mover (they capture
+nothing and change no score; search no longer plays them, no_fill_after_pass): in how many
+games there was one, and the median of moves after the first pass had each such game ended
+with a pass in place of its first one. Nothing is written.
 """
 import glob
 import os
@@ -114,6 +118,7 @@ def analyse(game):
     board, first_pass_score, after, captures, all_after = {}, None, 0, 0, 0
     throw_ins, previous_pass = [], False  # throw_ins: (sign of the mover, score before it)
     first_passer, passer_captured = None, False
+    ended_at_fill = None  # moves after the first pass had a pass replaced the first fill
     for colour, coords in MOVE.findall(game):
         is_pass = coords == "" or (coords == "tt" and size <= 19)
         if is_pass:
@@ -125,7 +130,10 @@ def analyse(game):
             previous_pass = True
             continue
         point = (ord(coords[0]) - 97, ord(coords[1]) - 97)
-        opponents = previous_pass and region_owner(board, point, size) not in (None, colour)
+        owner = region_owner(board, point, size) if previous_pass else None
+        opponents = owner not in (None, colour)
+        if owner == colour and ended_at_fill is None:
+            ended_at_fill = all_after + 1
         before = area_score(board, size) if opponents else 0
         captured = play(board, colour, point, size)
         if opponents and not captured:
@@ -140,7 +148,7 @@ def analyse(game):
     final = area_score(board, size)
     change = 0 if first_pass_score is None else final - first_pass_score
     gains = [sign * (final - s) for sign, s in throw_ins]
-    return all_after, after, captures, change, gains, passer_captured
+    return all_after, after, captures, change, gains, passer_captured, ended_at_fill
 
 
 def main():
@@ -153,7 +161,8 @@ def main():
     print("model\tgames\tmedian after (passes too)\twith stones played after\tmedian stones after\t"
           "capturing share\t"
           "games whose score moved\tmedian |change|\tthrow-ins after a pass\t"
-          "their mean gain\tgaining / losing\tfirst passer's stones captured after")
+          "their mean gain\tgaining / losing\tfirst passer's stones captured after\t"
+          "games with a fill after a pass\tmedian after, had they ended at it")
     for model in models:
         games = []
         for path in glob.glob(os.path.join(base, "selfplay", model, "sgfs", "*.sgfs")):
@@ -174,7 +183,9 @@ def main():
               f"{statistics.median(moved) if moved else 0:g}\t{len(gains)}\t"
               f"{statistics.mean(gains) if gains else 0:.1f}\t"
               f"{sum(1 for g in gains if g > 0)} / {sum(1 for g in gains if g < 0)}\t"
-              f"{sum(1 for r in results if r[5])}")
+              f"{sum(1 for r in results if r[5])}\t"
+              f"{sum(1 for r in results if r[6] is not None)}\t"
+              f"{statistics.median(r[0] if r[6] is None else r[6] for r in results):g}")
 
 
 if __name__ == "__main__":
