@@ -62,10 +62,10 @@
 // answer it by passing again; a pass instead would end the game at that same score. A young
 // net cannot tell a half-point loss from an even game, so without this rule the loser of a
 // settled game filled its own eyes one at a time, each time hoping, and the winner passed back:
-// in two loop runs, 9 to 48 of 100 selfplay games of 20-25 minute nets had such a fill, and
-// they made most of the tails after the first pass (docs/RESULTS.md). What is still searched after
-// a pass: the pass itself, dame, captures, and moves into the opponent's area (throw-ins, which can
-// gain against a premature pass).
+// in two loop runs, 9 to 48 of 100 selfplay games of 20-25 minute nets had such a fill, and in
+// the one with 44-48 they made most of the tails after the first pass (docs/RESULTS.md). What is
+// still searched after a pass: the pass itself, dame, captures, and moves into the opponent's area
+// (throw-ins, which can gain against a premature pass).
 
 #include <functional>
 #include <vector>
