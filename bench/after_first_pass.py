@@ -20,11 +20,13 @@ the side that played them, from the board before the throw-in to the final one (
 and in how many the gain was positive or negative): a throw-in that gains is an answer to a
 premature pass, one that does not is a pointless move. Last, in how many games the other side
 captured stones of the first passer after its pass: dead stones it left on the board, which
-Tromp-Taylor counts for their owner until they are taken. Last, the fills after a pass: moves
+Tromp-Taylor counts for their owner until they are taken. Then the fills after a pass: moves
 right after the opponent's pass onto a point Tromp-Taylor counts for the mover (they capture
 nothing and change no score; search no longer plays them, no_fill_after_pass): in how many
 games there was one, and the median of moves after the first pass had each such game ended
-with a pass in place of its first one. Nothing is written.
+with a pass in place of its first one. Last, all the fills after the first pass (stones onto
+the mover's own area at any time after it; no_fill_once_passed keeps them out of search), and how
+many of them came right after a pass. Nothing is written.
 """
 import glob
 import os
@@ -119,6 +121,7 @@ def analyse(game):
     throw_ins, previous_pass = [], False  # throw_ins: (sign of the mover, score before it)
     first_passer, passer_captured = None, False
     ended_at_fill = None  # moves after the first pass had a pass replaced the first fill
+    fills, fills_after_pass = 0, 0  # own-area stones after the first pass; right after a pass
     for colour, coords in MOVE.findall(game):
         is_pass = coords == "" or (coords == "tt" and size <= 19)
         if is_pass:
@@ -130,7 +133,12 @@ def analyse(game):
             previous_pass = True
             continue
         point = (ord(coords[0]) - 97, ord(coords[1]) - 97)
-        owner = region_owner(board, point, size) if previous_pass else None
+        owner = region_owner(board, point, size)
+        if first_pass_score is not None and owner == colour:
+            fills += 1
+            fills_after_pass += 1 if previous_pass else 0
+        if not previous_pass:
+            owner = None
         opponents = owner not in (None, colour)
         if owner == colour and ended_at_fill is None:
             ended_at_fill = all_after + 1
@@ -148,7 +156,8 @@ def analyse(game):
     final = area_score(board, size)
     change = 0 if first_pass_score is None else final - first_pass_score
     gains = [sign * (final - s) for sign, s in throw_ins]
-    return all_after, after, captures, change, gains, passer_captured, ended_at_fill
+    return (all_after, after, captures, change, gains, passer_captured, ended_at_fill, fills,
+            fills_after_pass)
 
 
 def main():
@@ -162,7 +171,8 @@ def main():
           "capturing share\t"
           "games whose score moved\tmedian |change|\tthrow-ins after a pass\t"
           "their mean gain\tgaining / losing\tfirst passer's stones captured after\t"
-          "games with a fill after a pass\tmedian after, had they ended at it")
+          "games with a fill after a pass\tmedian after, had they ended at it\t"
+          "fills after the first pass\tof them right after a pass")
     for model in models:
         games = []
         for path in glob.glob(os.path.join(base, "selfplay", model, "sgfs", "*.sgfs")):
@@ -185,7 +195,8 @@ def main():
               f"{sum(1 for g in gains if g > 0)} / {sum(1 for g in gains if g < 0)}\t"
               f"{sum(1 for r in results if r[5])}\t"
               f"{sum(1 for r in results if r[6] is not None)}\t"
-              f"{statistics.median(r[0] if r[6] is None else r[6] for r in results):g}")
+              f"{statistics.median(r[0] if r[6] is None else r[6] for r in results):g}\t"
+              f"{sum(r[7] for r in results)}\t{sum(r[8] for r in results)}")
 
 
 if __name__ == "__main__":

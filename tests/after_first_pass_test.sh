@@ -5,7 +5,8 @@
 # turning Black's 10-point area into dame (White gains 11: from B+5 to W+6). A third game, of
 # another model: White invades Black's corner, passes first with its stone in atari, and Black
 # captures it. A fourth, of a third model: after Black's pass White fills its own area twice,
-# Black passing back, before the game ends.
+# Black passing back, before the game ends. A fifth, of a fourth model: after Black's pass White
+# fills its own area, then Black fills its own after White's stone (no pass just before it).
 set -euo pipefail
 src=$1
 work=$(mktemp -d)
@@ -23,11 +24,14 @@ echo "(;FF[4]GM[1]SZ[5]KM[0]${walls%;B[]};B[bb];W[aa];B[ab];W[];B[ba];W[];B[])" 
   > "$work/selfplay/m2/sgfs/games.sgfs"
 mkdir -p "$work/selfplay/m3/sgfs"
 echo "(;FF[4]GM[1]SZ[5]KM[0]${walls};W[ea];B[];W[eb];B[];W[])" > "$work/selfplay/m3/sgfs/games.sgfs"
+mkdir -p "$work/selfplay/m4/sgfs"
+echo "(;FF[4]GM[1]SZ[5]KM[0]${walls};W[ea];B[aa];W[];B[])" > "$work/selfplay/m4/sgfs/games.sgfs"
 out=$(python3 "$src/bench/after_first_pass.py" "$work")
 line=$(grep $'^m\t' <<< "$out" || true)
 [[ -n $line ]] || fail "no line for the model: $out"
 IFS=$'\t' read -r model games median with_stones median_stones capturing moved change \
-  throw_ins gain gaining passer_captured fills ended_at_fill <<< "$line"
+  throw_ins gain gaining passer_captured fills ended_at_fill all_fills fills_after_pass \
+  <<< "$line"
 expect() { [[ $2 == "$3" ]] || fail "$1: got '$2', expected '$3' in: $line"; }
 expect model "$model" m
 expect games "$games" 2
@@ -44,6 +48,8 @@ expect "first passer's stones captured (Black passed first; White's stone was ta
   "$passer_captured" 0
 expect "fills after a pass (Black's capture of the throw-in is no fill)" "$fills" 0
 expect "median after, had they ended at a fill (no fill)" "$ended_at_fill" 4.5
+expect "fills after the first pass (none)" "$all_fills" 0
+expect "of them right after a pass (none)" "$fills_after_pass" 0
 line=$(grep $'^m2\t' <<< "$out" || true)
 passer_captured=$(cut -f12 <<< "$line")
 expect "first passer's stones captured (White passed first, its stone taken)" "$passer_captured" 1
@@ -52,4 +58,9 @@ line=$(grep $'^m3\t' <<< "$out" || true)
 expect "moves after the first pass with the fills" "$(cut -f3 <<< "$line")" 5
 expect "games with a fill after a pass" "$(cut -f13 <<< "$line")" 1
 expect "moves after the first pass, had it ended at the first fill" "$(cut -f14 <<< "$line")" 1
+expect "the fills after the first pass, both right after one" "$(cut -f15,16 <<< "$line")" \
+  $'2\t2'
+line=$(grep $'^m4\t' <<< "$out" || true)
+expect "fills after the first pass: White's after the pass, Black's after White's stone" \
+  "$(cut -f15,16 <<< "$line")" $'2\t1'
 echo "after_first_pass: ok"

@@ -545,6 +545,71 @@ TEST_CASE("search: a fill is still searched when the opponent's last move was no
   CHECK(eye_visits > 0);
 }
 
+// White's eyes in kSettled.
+std::vector<Loc> WhiteEyes() { return {MakeLoc(5, 0, 7), MakeLoc(5, 2, 7), MakeLoc(5, 4, 7)}; }
+
+TEST_CASE("search: once a pass has been played, no_fill_once_passed keeps fills out for good") {
+  Rules rules;
+  rules.komi = 7.5;
+  // White passed; black filled an eye of its own after it. White's last move was the pass two
+  // plies ago, so no_fill_after_pass alone lets white fill its own eyes now.
+  GameState game(Board::FromAscii(kSettled), rules, Color::kWhite);
+  game.Play({kPassLoc, Color::kWhite});
+  game.Play({MakeLoc(1, 0, 7), Color::kBlack});
+  for (bool rule : {true, false}) {
+    CAPTURE(rule);
+    SearchParams params = NoNoise();
+    params.no_fill_once_passed = rule;
+    UniformEvaluator eval;
+    Rng rng(30);
+    Search search(params, eval, rng);
+    search.SetPosition(game);
+    const SearchResult r = search.Run(200, false);
+    int eye_visits = 0;
+    for (Loc eye : WhiteEyes()) eye_visits += r.visits[MoveIndex(eye, 7)];
+    if (rule) {
+      CHECK(eye_visits == 0);
+      CHECK(r.best_move == kPassLoc);
+    } else {
+      CHECK(eye_visits > 0);
+    }
+  }
+}
+
+TEST_CASE("search: a fill that joins a chain in atari is still searched after a pass") {
+  // White's stone at C5 has one liberty, B5, a point of white's own area; filling it joins the
+  // stone to the big white group. White's other own points, B3 and A1, join nothing in atari.
+  const GameState start(Board::FromAscii(R"(
+    O . O X .
+    O O X X X
+    O . O X .
+    O O O X X
+    . O O X .)"),
+                        Rules(), Color::kBlack);
+  const Loc saving = MakeLoc(1, 0, 5);
+  for (bool once : {false, true}) {
+    CAPTURE(once);
+    SearchParams params = NoNoise();
+    params.no_fill_after_pass = !once;
+    params.no_fill_once_passed = once;
+    GameState game = start;
+    game.Play({kPassLoc, Color::kBlack});
+    std::vector<Loc> fills = {MakeLoc(1, 2, 5), MakeLoc(0, 4, 5)};
+    if (once) {  // the pass is three plies back: only no_fill_once_passed applies
+      game.Play({fills.back(), Color::kWhite});
+      game.Play({MakeLoc(4, 4, 5), Color::kBlack});
+      fills.pop_back();
+    }
+    UniformEvaluator eval;
+    Rng rng(31);
+    Search search(params, eval, rng);
+    search.SetPosition(game);
+    const SearchResult r = search.Run(200, false);
+    CHECK(r.visits[MoveIndex(saving, 5)] > 0);
+    for (Loc fill : fills) CHECK(r.visits[MoveIndex(fill, 5)] == 0);
+  }
+}
+
 TEST_CASE("search: a settled game against a hopeful net ends with two passes") {
   Rules rules;
   rules.komi = 7.5;

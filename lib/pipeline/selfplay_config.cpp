@@ -143,6 +143,9 @@ OptionTable<search::SearchParams> SearchOptionTable() {
             "(unless the opponent just passed)")
       .Bool("no_fill_after_pass", &S::no_fill_after_pass,
             "after the opponent's pass, moves into one's own Tromp-Taylor area are not "
+            "searched")
+      .Bool("no_fill_once_passed", &S::no_fill_once_passed,
+            "once either side has passed, moves into one's own Tromp-Taylor area are not "
             "searched");
 }
 

@@ -41,6 +41,22 @@ void Normalize(std::vector<float>& p) {
   for (float& x : p) x = static_cast<float>(x / total);
 }
 
+// True once either side has passed in the game, before the root or on the path below it.
+bool HasPassed(const go::GameState& state) {
+  for (const go::Move& move : state.moves()) {
+    if (move.loc == go::kPassLoc) return true;
+  }
+  return false;
+}
+
+// True when a stone of `color` at `loc` would join a chain of its own that has one liberty.
+bool JoinsChainInAtari(const go::Board& board, go::Loc loc, go::Color color) {
+  for (go::Loc n : board.Neighbors(loc)) {
+    if (board.At(n) == color && board.Liberties(n) == 1) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 bool HasOpenPoint(const go::GameState& state) {
@@ -125,8 +141,10 @@ LeafEvaluation Search::Expand(Node& node, const go::GameState& state, int depth)
   TENGEN_CHECK(static_cast<int>(eval.policy.size()) == size * size + 1,
                StrCat("evaluator policy has ", eval.policy.size(), " entries"));
   const go::Color pla = state.to_move();
-  // After the opponent's pass, a move into the mover's own Tromp-Taylor area is not searched.
-  const bool skip_own_area = params_.no_fill_after_pass && state.consecutive_passes() == 1;
+  // After the opponent's pass (or any pass, with no_fill_once_passed), a move into the mover's
+  // own Tromp-Taylor area is not searched unless it joins a chain of its own in atari.
+  const bool skip_own_area = (params_.no_fill_after_pass && state.consecutive_passes() == 1) ||
+                             (params_.no_fill_once_passed && HasPassed(state));
   std::array<go::Color, go::kMaxArraySize> owner{};
   if (skip_own_area) owner = go::AreaOwnership(state.board());
   node.children.clear();
@@ -135,7 +153,9 @@ LeafEvaluation Search::Expand(Node& node, const go::GameState& state, int depth)
     for (int x = 0; x < size; ++x) {
       const go::Loc loc = go::MakeLoc(x, y, size);
       if (state.board().At(loc) != go::Color::kEmpty || !state.IsLegal({loc, pla})) continue;
-      if (skip_own_area && owner[loc] == pla) continue;
+      if (skip_own_area && owner[loc] == pla && !JoinsChainInAtari(state.board(), loc, pla)) {
+        continue;
+      }
       Node child;
       child.move = loc;
       child.prior = std::max(0.0f, eval.policy[y * size + x]);
