@@ -68,7 +68,7 @@
 // (throw-ins, which can gain against a premature pass), and a fill that joins a chain of one's
 // own in atari (it can save the chain).
 //
-// No fill once passed (no_fill_once_passed, off by default until measured in the loop): the
+// No fill once passed (no_fill_once_passed, off by default until a 3-hour run with it): the
 // same, at every node of a game in which either side has passed, not only right after the
 // opponent's pass. The tails after the first pass are throw-ins, their answers and captures,
 // and, between them, fills of one's own area that a pass would replace at the same score: in
