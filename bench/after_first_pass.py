@@ -133,14 +133,12 @@ def analyse(game):
             previous_pass = True
             continue
         point = (ord(coords[0]) - 97, ord(coords[1]) - 97)
-        owner = region_owner(board, point, size)
-        if first_pass_score is not None and owner == colour:
-            fills += 1
-            fills_after_pass += 1 if previous_pass else 0
-        if not previous_pass:
-            owner = None
-        opponents = owner not in (None, colour)
-        if owner == colour and ended_at_fill is None:
+        owner = region_owner(board, point, size) if first_pass_score is not None else None
+        fill = owner == colour
+        fills += 1 if fill else 0
+        fills_after_pass += 1 if fill and previous_pass else 0
+        opponents = previous_pass and owner not in (None, colour)
+        if fill and previous_pass and ended_at_fill is None:
             ended_at_fill = all_after + 1
         before = area_score(board, size) if opponents else 0
         captured = play(board, colour, point, size)

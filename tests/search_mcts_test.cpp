@@ -502,6 +502,25 @@ TEST_CASE("search: the ending bonus is what makes the pass preferred to filling 
 // Black's eyes in kSettled, the only moves Black has there but the pass.
 std::vector<Loc> BlackEyes() { return {MakeLoc(1, 0, 7), MakeLoc(1, 2, 7), MakeLoc(1, 4, 7)}; }
 
+// White's eyes in kSettled.
+std::vector<Loc> WhiteEyes() { return {MakeLoc(5, 0, 7), MakeLoc(5, 2, 7), MakeLoc(5, 4, 7)}; }
+
+// A cheap search of 200 visits from `game` with a net that values every unfinished position at 0.
+SearchResult HopefulSearch(const SearchParams& params, const GameState& game, uint64_t seed) {
+  UniformEvaluator eval;
+  Rng rng(seed);
+  Search search(params, eval, rng);
+  search.SetPosition(game);
+  return search.Run(200, false);
+}
+
+// Visits of the root children at `points`.
+int VisitsOn(const SearchResult& r, const std::vector<Loc>& points) {
+  int visits = 0;
+  for (Loc loc : points) visits += r.visits[MoveIndex(loc, r.size)];
+  return visits;
+}
+
 TEST_CASE("search: after the opponent passes, the loser does not fill its own eyes in hope") {
   // A net that cannot tell a half-point loss from an even game: every unfinished position is
   // worth 0 to it, so filling an eye (the game goes on, value 0) looks better to the loser
@@ -535,18 +554,8 @@ TEST_CASE("search: a fill is still searched when the opponent's last move was no
   // White has just filled one of its own eyes; black may fill its own.
   GameState game(Board::FromAscii(kSettled), rules, Color::kWhite);
   game.Play({MakeLoc(5, 0, 7), Color::kWhite});
-  UniformEvaluator eval;
-  Rng rng(26);
-  Search search(NoNoise(), eval, rng);
-  search.SetPosition(game);
-  const SearchResult r = search.Run(200, false);
-  int eye_visits = 0;
-  for (Loc eye : BlackEyes()) eye_visits += r.visits[MoveIndex(eye, 7)];
-  CHECK(eye_visits > 0);
+  CHECK(VisitsOn(HopefulSearch(NoNoise(), game, 26), BlackEyes()) > 0);
 }
-
-// White's eyes in kSettled.
-std::vector<Loc> WhiteEyes() { return {MakeLoc(5, 0, 7), MakeLoc(5, 2, 7), MakeLoc(5, 4, 7)}; }
 
 TEST_CASE("search: once a pass has been played, no_fill_once_passed keeps fills out for good") {
   Rules rules;
@@ -560,18 +569,12 @@ TEST_CASE("search: once a pass has been played, no_fill_once_passed keeps fills 
     CAPTURE(rule);
     SearchParams params = NoNoise();
     params.no_fill_once_passed = rule;
-    UniformEvaluator eval;
-    Rng rng(30);
-    Search search(params, eval, rng);
-    search.SetPosition(game);
-    const SearchResult r = search.Run(200, false);
-    int eye_visits = 0;
-    for (Loc eye : WhiteEyes()) eye_visits += r.visits[MoveIndex(eye, 7)];
+    const SearchResult r = HopefulSearch(params, game, 30);
     if (rule) {
-      CHECK(eye_visits == 0);
+      CHECK(VisitsOn(r, WhiteEyes()) == 0);
       CHECK(r.best_move == kPassLoc);
     } else {
-      CHECK(eye_visits > 0);
+      CHECK(VisitsOn(r, WhiteEyes()) > 0);
     }
   }
 }
@@ -600,11 +603,7 @@ TEST_CASE("search: a fill that joins a chain in atari is still searched after a 
       game.Play({MakeLoc(4, 4, 5), Color::kBlack});
       fills.pop_back();
     }
-    UniformEvaluator eval;
-    Rng rng(31);
-    Search search(params, eval, rng);
-    search.SetPosition(game);
-    const SearchResult r = search.Run(200, false);
+    const SearchResult r = HopefulSearch(params, game, 31);
     CHECK(r.visits[MoveIndex(saving, 5)] > 0);
     for (Loc fill : fills) CHECK(r.visits[MoveIndex(fill, 5)] == 0);
   }
