@@ -210,18 +210,35 @@ TEST_CASE("board: positional superko forbids a cycle that simple ko allows") {
 TEST_CASE("game: passes end the game, move cap ends it too") {
   GameState g(9);
   CHECK_FALSE(g.IsOver());
+  CHECK(g.passes() == 0);
   g.Play({kPassLoc, Color::kBlack});
   CHECK(g.consecutive_passes() == 1);
+  CHECK(g.passes() == 1);
   CHECK_FALSE(g.IsOver());
   g.Play({g.board().LocOf(4, 4), Color::kWhite});
   CHECK(g.consecutive_passes() == 0);
+  CHECK(g.passes() == 1);  // all passes of the game, not only the consecutive ones
+  g.Play({kPassLoc, Color::kBlack});
+  g.Play({kPassLoc, Color::kWhite});
+  CHECK(g.IsOver());
+  CHECK(g.passes() == 3);
+  CHECK(g.to_move() == Color::kBlack);
+  g.Undo();
+  CHECK_FALSE(g.IsOver());
+  CHECK(g.passes() == 2);
+  CHECK(g.to_move() == Color::kWhite);
+  g.Undo();
+  CHECK(g.passes() == 1);
+  g.Undo();  // the stone: the count of passes stays
+  CHECK(g.passes() == 1);
+  g.Undo();
+  CHECK(g.passes() == 0);
   g.Play({kPassLoc, Color::kBlack});
   g.Play({kPassLoc, Color::kWhite});
   CHECK(g.IsOver());
   CHECK(g.to_move() == Color::kBlack);
   g.Undo();
   CHECK_FALSE(g.IsOver());
-  CHECK(g.to_move() == Color::kWhite);
 
   GameState capped(9, Rules(), /*max_moves=*/3);
   capped.Play({capped.board().LocOf(0, 0), Color::kBlack});

@@ -484,7 +484,8 @@ TEST_CASE("search: the ending bonus is what makes the pass preferred to filling 
   game.Play({kPassLoc, Color::kWhite});
   SettledEvaluator eval;
   SearchParams params = NoNoise();
-  params.no_fill_after_pass = false;  // that rule alone would take the fills away
+  params.no_fill_after_pass = false;  // either fill rule alone would take the fills away
+  params.no_fill_once_passed = false;
   Rng rng(23);
   Search with_bonus(params, eval, rng);
   with_bonus.SetPosition(game);
@@ -542,6 +543,7 @@ TEST_CASE("search: after the opponent passes, the loser does not fill its own ey
     for (Loc eye : BlackEyes()) CHECK(r.visits[MoveIndex(eye, 7)] == 0);
     SearchParams hopeful = NoNoise();
     hopeful.no_fill_after_pass = false;
+    hopeful.no_fill_once_passed = false;
     Search without(hopeful, eval, rng);
     without.SetPosition(game);
     CHECK(without.Run(200, full).best_move != kPassLoc);
@@ -617,6 +619,7 @@ TEST_CASE("search: a settled game against a hopeful net ends with two passes") {
     CAPTURE(rule);
     SearchParams params = NoNoise();
     params.no_fill_after_pass = rule;
+    params.no_fill_once_passed = false;  // no_fill_after_pass alone
     UniformEvaluator eval;
     Rng rng(29);
     GameState game = start;

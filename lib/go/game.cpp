@@ -54,6 +54,7 @@ void GameState::Play(Move move) {
   if (move.loc == kPassLoc) {
     board_.PlayPass();
     ++consecutive_passes_;
+    ++passes_;
   } else {
     board_.Play(move.loc, move.color);
     consecutive_passes_ = 0;
@@ -72,6 +73,7 @@ bool GameState::TryPlay(Move move) {
 bool GameState::Undo() {
   if (moves_.empty()) return false;
   RecordPosition(board_.hash(), -1);
+  if (moves_.back().loc == kPassLoc) --passes_;
   const UndoRecord& record = undo_.back();
   board_ = record.board;
   consecutive_passes_ = record.consecutive_passes;

@@ -32,6 +32,8 @@ class GameState {
   int max_moves() const { return max_moves_; }
   const std::vector<Move>& moves() const { return moves_; }
   int consecutive_passes() const { return consecutive_passes_; }
+  // Passes played in the game so far, by either colour.
+  int passes() const { return passes_; }
   const Board& initial_board() const { return initial_board_; }
   Color initial_to_move() const { return initial_to_move_; }
 
@@ -64,6 +66,7 @@ class GameState {
   Color initial_to_move_ = Color::kBlack;
   int max_moves_ = 0;
   int consecutive_passes_ = 0;
+  int passes_ = 0;
   struct UndoRecord {
     Board board;
     int consecutive_passes;

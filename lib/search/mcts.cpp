@@ -41,14 +41,6 @@ void Normalize(std::vector<float>& p) {
   for (float& x : p) x = static_cast<float>(x / total);
 }
 
-// True once either side has passed in the game, before the root or on the path below it.
-bool HasPassed(const go::GameState& state) {
-  for (const go::Move& move : state.moves()) {
-    if (move.loc == go::kPassLoc) return true;
-  }
-  return false;
-}
-
 // True when a stone of `color` at `loc` would join a chain of its own that has one liberty.
 bool JoinsChainInAtari(const go::Board& board, go::Loc loc, go::Color color) {
   for (go::Loc n : board.Neighbors(loc)) {
@@ -144,7 +136,7 @@ LeafEvaluation Search::Expand(Node& node, const go::GameState& state, int depth)
   // After the opponent's pass (or any pass, with no_fill_once_passed), a move into the mover's
   // own Tromp-Taylor area is not searched unless it joins a chain of its own in atari.
   const bool skip_own_area = (params_.no_fill_after_pass && state.consecutive_passes() == 1) ||
-                             (params_.no_fill_once_passed && HasPassed(state));
+                             (params_.no_fill_once_passed && state.passes() > 0);
   std::array<go::Color, go::kMaxArraySize> owner{};
   if (skip_own_area) owner = go::AreaOwnership(state.board());
   node.children.clear();

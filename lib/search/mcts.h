@@ -68,7 +68,7 @@
 // (throw-ins, which can gain against a premature pass), and a fill that joins a chain of one's
 // own in atari (it can save the chain).
 //
-// No fill once passed (no_fill_once_passed, off by default until a 3-hour run with it): the
+// No fill once passed (no_fill_once_passed, on by default since its loop A/B; run 7): the
 // same, at every node of a game in which either side has passed, not only right after the
 // opponent's pass. The tails after the first pass are throw-ins, their answers and captures,
 // and, between them, fills of one's own area that a pass would replace at the same score: in
@@ -120,7 +120,7 @@ struct SearchParams {
   double root_ending_bonus_points = 0.5;
   bool pass_only_when_settled = true;
   bool no_fill_after_pass = true;
-  bool no_fill_once_passed = false;
+  bool no_fill_once_passed = true;
 };
 
 // True when the side to move has a legal move, not a self-atari, on an empty point that
