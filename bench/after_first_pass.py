@@ -18,21 +18,25 @@ capture; in how many games the score moved after the first pass, and by how much
 counts for the opponent, capturing nothing. For those, how many there were and what they gained
 the side that played them, from the board before the throw-in to the final one (mean points,
 and in how many the gain was positive or negative): a throw-in that gains is an answer to a
-premature pass, one that does not is a pointless move. Last, in how many games the other side
+premature pass, one that does not is a pointless move. Next, in how many games the other side
 captured stones of the first passer after its pass: dead stones it left on the board, which
 Tromp-Taylor counts for their owner until they are taken. Then the fills after a pass: moves
 right after the opponent's pass onto a point Tromp-Taylor counts for the mover (they capture
 nothing and change no score; search no longer plays them, no_fill_after_pass): in how many
 games there was one, and the median of moves after the first pass had each such game ended
-with a pass in place of its first one. Last, all the fills after the first pass (stones onto
+with a pass in place of its first one. Then all the fills after the first pass (stones onto
 the mover's own area at any time after it; no_fill_once_passed keeps them out of search), and how
-many of them came right after a pass. Nothing is written.
+many of them came right after a pass. Last, in how many games the first pass cost its player
+points (the final score is worse for it than the score at its pass: the pass was premature, and
+the moves after it were the game going on), and the median of the points lost in those games.
+Nothing is written.
 """
 import glob
 import os
 import re
 import statistics
 import sys
+from typing import List, NamedTuple, Optional
 
 MOVE = re.compile(r";([BW])\[([a-s]{0,2})\]")
 
@@ -112,10 +116,22 @@ def region_owner(board, p, n):
     return borders.pop() if len(borders) == 1 else None
 
 
+class Tail(NamedTuple):
+    """What one game did after its first pass."""
+    all_after: int  # moves after the first pass, passes too
+    after: int  # stones among them
+    captures: int  # of those, stones that captured
+    change: int  # final area score minus the one at the first pass (Black's minus White's)
+    gains: List[int]  # what each throw-in after a pass gained its player
+    passer_captured: bool  # stones of the first passer captured after its pass
+    ended_at_fill: Optional[int]  # all_after had a pass replaced the first fill after a pass
+    fills: int  # stones onto the mover's own area after the first pass
+    fills_after_pass: int  # of them, right after a pass
+    passer_cost: int  # points the first passer lost after its pass (0 when none or it gained)
+
+
 def analyse(game):
-    """Moves after the first pass (passes too), stones among them, captures among those, the
-    score change after the first pass, the gain of each throw-in after a pass, and whether the
-    first passer's stones were captured after its pass."""
+    """The game's Tail."""
     size = int(re.search(r"SZ\[(\d+)\]", game).group(1))
     board, first_pass_score, after, captures, all_after = {}, None, 0, 0, 0
     throw_ins, previous_pass = [], False  # throw_ins: (sign of the mover, score before it)
@@ -154,8 +170,9 @@ def analyse(game):
     final = area_score(board, size)
     change = 0 if first_pass_score is None else final - first_pass_score
     gains = [sign * (final - s) for sign, s in throw_ins]
-    return (all_after, after, captures, change, gains, passer_captured, ended_at_fill, fills,
-            fills_after_pass)
+    passer_cost = max(0, -change if first_passer == "B" else change)
+    return Tail(all_after, after, captures, change, gains, passer_captured, ended_at_fill, fills,
+                fills_after_pass, passer_cost)
 
 
 def main():
@@ -170,7 +187,8 @@ def main():
           "games whose score moved\tmedian |change|\tthrow-ins after a pass\t"
           "their mean gain\tgaining / losing\tfirst passer's stones captured after\t"
           "games with a fill after a pass\tmedian after, had they ended at it\t"
-          "fills after the first pass\tof them right after a pass")
+          "fills after the first pass\tof them right after a pass\t"
+          "games in which the first pass cost its player points\tmedian points lost")
     for model in models:
         games = []
         for path in glob.glob(os.path.join(base, "selfplay", model, "sgfs", "*.sgfs")):
@@ -179,22 +197,25 @@ def main():
         if not games:
             continue
         results = [analyse(g) for g in games]
-        all_afters = [r[0] for r in results]
-        afters = [r[1] for r in results]
+        all_afters = [r.all_after for r in results]
+        afters = [r.after for r in results]
         moves = sum(afters)
-        captures = sum(r[2] for r in results)
-        moved = [abs(r[3]) for r in results if r[3] != 0]
-        gains = [g for r in results for g in r[4]]
+        captures = sum(r.captures for r in results)
+        moved = [abs(r.change) for r in results if r.change != 0]
+        gains = [g for r in results for g in r.gains]
+        costs = [r.passer_cost for r in results if r.passer_cost > 0]
+        had_ended = [r.all_after if r.ended_at_fill is None else r.ended_at_fill for r in results]
         print(f"{model}\t{len(games)}\t{statistics.median(all_afters):g}\t"
               f"{sum(1 for a in afters if a)}\t{statistics.median(afters):g}\t"
               f"{captures / moves if moves else 0:.2f}\t{len(moved)}\t"
               f"{statistics.median(moved) if moved else 0:g}\t{len(gains)}\t"
               f"{statistics.mean(gains) if gains else 0:.1f}\t"
               f"{sum(1 for g in gains if g > 0)} / {sum(1 for g in gains if g < 0)}\t"
-              f"{sum(1 for r in results if r[5])}\t"
-              f"{sum(1 for r in results if r[6] is not None)}\t"
-              f"{statistics.median(r[0] if r[6] is None else r[6] for r in results):g}\t"
-              f"{sum(r[7] for r in results)}\t{sum(r[8] for r in results)}")
+              f"{sum(1 for r in results if r.passer_captured)}\t"
+              f"{sum(1 for r in results if r.ended_at_fill is not None)}\t"
+              f"{statistics.median(had_ended):g}\t"
+              f"{sum(r.fills for r in results)}\t{sum(r.fills_after_pass for r in results)}\t"
+              f"{len(costs)}\t{statistics.median(costs) if costs else 0:g}")
 
 
 if __name__ == "__main__":

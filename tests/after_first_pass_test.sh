@@ -7,6 +7,8 @@
 # captures it. A fourth, of a third model: after Black's pass White fills its own area twice,
 # Black passing back, before the game ends. A fifth, of a fourth model: after Black's pass White
 # fills its own area, then Black fills its own after White's stone (no pass just before it).
+# The first pass cost its player points in the second game (Black: B+5 at its pass, W+6 at the
+# end, 11 points) and in the third (White: B+2 at its pass, B+5 once its stone is taken, 3).
 set -euo pipefail
 src=$1
 work=$(mktemp -d)
@@ -31,7 +33,7 @@ line=$(grep $'^m\t' <<< "$out" || true)
 [[ -n $line ]] || fail "no line for the model: $out"
 IFS=$'\t' read -r model games median with_stones median_stones capturing moved change \
   throw_ins gain gaining passer_captured fills ended_at_fill all_fills fills_after_pass \
-  <<< "$line"
+  costly cost <<< "$line"
 expect() { [[ $2 == "$3" ]] || fail "$1: got '$2', expected '$3' in: $line"; }
 expect model "$model" m
 expect games "$games" 2
@@ -50,10 +52,13 @@ expect "fills after a pass (Black's capture of the throw-in is no fill)" "$fills
 expect "median after, had they ended at a fill (no fill)" "$ended_at_fill" 4.5
 expect "fills after the first pass (none)" "$all_fills" 0
 expect "of them right after a pass (none)" "$fills_after_pass" 0
+expect "games in which the first pass cost its player points (the second)" "$costly" 1
+expect "median points lost (11)" "$cost" 11
 line=$(grep $'^m2\t' <<< "$out" || true)
 passer_captured=$(cut -f12 <<< "$line")
 expect "first passer's stones captured (White passed first, its stone taken)" "$passer_captured" 1
 expect "the second model's games" "$(cut -f2 <<< "$line")" 1
+expect "White's pass cost it 3 points" "$(cut -f17,18 <<< "$line")" $'1\t3'
 line=$(grep $'^m3\t' <<< "$out" || true)
 expect "moves after the first pass with the fills" "$(cut -f3 <<< "$line")" 5
 expect "games with a fill after a pass" "$(cut -f13 <<< "$line")" 1
@@ -63,4 +68,5 @@ expect "the fills after the first pass, both right after one" "$(cut -f15,16 <<<
 line=$(grep $'^m4\t' <<< "$out" || true)
 expect "fills after the first pass: White's after the pass, Black's after White's stone" \
   "$(cut -f15,16 <<< "$line")" $'2\t1'
+expect "fills change no score: no pass cost points" "$(cut -f17,18 <<< "$line")" $'0\t0'
 echo "after_first_pass: ok"
