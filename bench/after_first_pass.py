@@ -28,7 +28,8 @@ with a pass in place of its first one. Then all the fills after the first pass (
 the mover's own area at any time after it; no_fill_once_passed keeps them out of search), and how
 many of them came right after a pass. Last, in how many games the first pass cost its player
 points (the final score is worse for it than the score at its pass: the pass was premature, and
-the moves after it were the game going on), and the median of the points lost in those games.
+the moves after it were the game going on), the median of the points lost in those games, and
+in how many of them the first passer lost the game (RE[]).
 Nothing is written.
 """
 import glob
@@ -128,6 +129,7 @@ class Tail(NamedTuple):
     fills: int  # stones onto the mover's own area after the first pass
     fills_after_pass: int  # of them, right after a pass
     passer_cost: int  # points the first passer lost after its pass (0 when none or it gained)
+    passer_lost: bool  # the first passer lost the game (RE[])
 
 
 def analyse(game):
@@ -171,8 +173,10 @@ def analyse(game):
     change = 0 if first_pass_score is None else final - first_pass_score
     gains = [sign * (final - s) for sign, s in throw_ins]
     passer_cost = max(0, -change if first_passer == "B" else change)
+    winner = re.search(r"RE\[([BW])\+", game)
+    passer_lost = winner is not None and first_passer not in (None, winner.group(1))
     return Tail(all_after, after, captures, change, gains, passer_captured, ended_at_fill, fills,
-                fills_after_pass, passer_cost)
+                fills_after_pass, passer_cost, passer_lost)
 
 
 def main():
@@ -188,7 +192,8 @@ def main():
           "their mean gain\tgaining / losing\tfirst passer's stones captured after\t"
           "games with a fill after a pass\tmedian after, had they ended at it\t"
           "fills after the first pass\tof them right after a pass\t"
-          "games in which the first pass cost its player points\tmedian points lost")
+          "games in which the first pass cost its player points\tmedian points lost\t"
+          "of them, lost by the first passer")
     for model in models:
         games = []
         for path in glob.glob(os.path.join(base, "selfplay", model, "sgfs", "*.sgfs")):
@@ -215,7 +220,8 @@ def main():
               f"{sum(1 for r in results if r.ended_at_fill is not None)}\t"
               f"{statistics.median(had_ended):g}\t"
               f"{sum(r.fills for r in results)}\t{sum(r.fills_after_pass for r in results)}\t"
-              f"{len(costs)}\t{statistics.median(costs) if costs else 0:g}")
+              f"{len(costs)}\t{statistics.median(costs) if costs else 0:g}\t"
+              f"{sum(1 for r in results if r.passer_cost > 0 and r.passer_lost)}")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@
 # Black passing back, before the game ends. A fifth, of a fourth model: after Black's pass White
 # fills its own area, then Black fills its own after White's stone (no pass just before it).
 # The first pass cost its player points in the second game (Black: B+5 at its pass, W+6 at the
-# end, 11 points) and in the third (White: B+2 at its pass, B+5 once its stone is taken, 3).
+# end, 11 points) and in the third (White: B+2 at its pass, B+5 once its stone is taken, 3; only
+# this game has a result, RE[B+5]).
 set -euo pipefail
 src=$1
 work=$(mktemp -d)
@@ -22,7 +23,7 @@ walls=";B[ca];W[da];B[cb];W[db];B[cc];W[dc];B[cd];W[dd];B[ce];W[de];B[]"
   echo "(;FF[4]GM[1]SZ[5]KM[0]${walls};W[aa];B[];W[])"
 } > "$work/selfplay/m/sgfs/games.sgfs"
 mkdir -p "$work/selfplay/m2/sgfs"
-echo "(;FF[4]GM[1]SZ[5]KM[0]${walls%;B[]};B[bb];W[aa];B[ab];W[];B[ba];W[];B[])" \
+echo "(;FF[4]GM[1]SZ[5]KM[0]RE[B+5]${walls%;B[]};B[bb];W[aa];B[ab];W[];B[ba];W[];B[])" \
   > "$work/selfplay/m2/sgfs/games.sgfs"
 mkdir -p "$work/selfplay/m3/sgfs"
 echo "(;FF[4]GM[1]SZ[5]KM[0]${walls};W[ea];B[];W[eb];B[];W[])" > "$work/selfplay/m3/sgfs/games.sgfs"
@@ -33,7 +34,7 @@ line=$(grep $'^m\t' <<< "$out" || true)
 [[ -n $line ]] || fail "no line for the model: $out"
 IFS=$'\t' read -r model games median with_stones median_stones capturing moved change \
   throw_ins gain gaining passer_captured fills ended_at_fill all_fills fills_after_pass \
-  costly cost <<< "$line"
+  costly cost costly_lost <<< "$line"
 expect() { [[ $2 == "$3" ]] || fail "$1: got '$2', expected '$3' in: $line"; }
 expect model "$model" m
 expect games "$games" 2
@@ -54,11 +55,13 @@ expect "fills after the first pass (none)" "$all_fills" 0
 expect "of them right after a pass (none)" "$fills_after_pass" 0
 expect "games in which the first pass cost its player points (the second)" "$costly" 1
 expect "median points lost (11)" "$cost" 11
+expect "of them lost by the first passer (no RE[]: not known)" "$costly_lost" 0
 line=$(grep $'^m2\t' <<< "$out" || true)
 passer_captured=$(cut -f12 <<< "$line")
 expect "first passer's stones captured (White passed first, its stone taken)" "$passer_captured" 1
 expect "the second model's games" "$(cut -f2 <<< "$line")" 1
-expect "White's pass cost it 3 points" "$(cut -f17,18 <<< "$line")" $'1\t3'
+expect "White's pass cost it 3 points, and it lost (RE[B+5])" "$(cut -f17-19 <<< "$line")" \
+  $'1\t3\t1'
 line=$(grep $'^m3\t' <<< "$out" || true)
 expect "moves after the first pass with the fills" "$(cut -f3 <<< "$line")" 5
 expect "games with a fill after a pass" "$(cut -f13 <<< "$line")" 1
