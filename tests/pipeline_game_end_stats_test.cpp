@@ -126,6 +126,16 @@ TEST_CASE("game end stats: heartbeat counters and the progress text") {
         "games of this model 4: ended by passes 2, move cap 1, resignation 1, pass-alive 0; moves "
         "after the "
         "first pass: median 5, 90th percentile 40; mean |final score| 5.3");
+
+  // A finished game in which premature_pass_checks refused two first passes.
+  FinishedGame game;
+  game.end = GameEnd::kPasses;
+  game.moves_after_first_pass = 1;
+  game.final_score = 0.5;
+  game.passes_refused = 2;
+  stats.Add(game);
+  CHECK(stats.passes_refused() == 2);
+  CHECK(FormatGameEnds(stats).find("; first passes refused 2") != std::string::npos);
 }
 
 }  // namespace

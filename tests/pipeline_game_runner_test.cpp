@@ -187,6 +187,27 @@ TEST_CASE("game runner: how a game ended and the moves after its first pass") {
                          : GameEnd::kMoveCap));
 }
 
+TEST_CASE("game runner: premature_pass_checks refuses at most that many first passes a game") {
+  search::UniformEvaluator evaluator;
+  const Player player{&evaluator, "random"};
+  for (int checks : {0, 2}) {
+    CAPTURE(checks);
+    GameParams params = SmallGame(5);
+    params.premature_pass_checks = checks;
+    int refused = 0;
+    for (uint64_t seed = 40; seed < 52; ++seed) {
+      FinishedGame game;
+      REQUIRE(PlayGame(
+          params, player, player, seed, [] { return false; }, &game));
+      CHECK(game.passes_refused >= 0);
+      CHECK(game.passes_refused <= checks);
+      refused += game.passes_refused;
+    }
+    // Random play on 5x5 leaves open points in every area: some first passes are refused.
+    CHECK((refused > 0) == (checks > 0));
+  }
+}
+
 TEST_CASE("game runner: end_when_pass_alive ends a game once the whole board is pass-alive") {
   search::UniformEvaluator evaluator;
   const Player player{&evaluator, "random"};

@@ -314,6 +314,40 @@ TEST_CASE("search: a pass is played when it is the best move, never drawn by tem
   for (int i = 0; i < 100; ++i) CHECK(r.ChooseMove(1.0, rng) == kPassLoc);
 }
 
+TEST_CASE(
+    "search result: DropPass plays the most visited other move, its target without the pass") {
+  SearchResult r;
+  r.size = 2;
+  r.visits = {0, 30, 10, 0, 60};
+  r.policy_target = {0, 0.3f, 0.1f, 0, 0.6f};
+  r.root_priors = {0.1f, 0.3f, 0.2f, 0.1f, 0.3f};
+  r.best_move = kPassLoc;
+  CHECK(r.DropPass());
+  CHECK(r.best_move == IndexToLoc(1, 2));
+  CHECK(r.visits[4] == 0);
+  CHECK(r.policy_target[4] == 0);
+  CHECK(r.policy_target[1] == doctest::Approx(0.75));
+  CHECK(r.policy_target[2] == doctest::Approx(0.25));
+  Rng rng(10);
+  for (int i = 0; i < 100; ++i) CHECK(r.ChooseMove(1.0, rng) != kPassLoc);
+  // Nothing but the pass searched: the unvisited move with the higher prior, all of the target.
+  r.visits = {0, 0, 0, 0, 100};
+  r.policy_target = {0, 0, 0, 0, 1};
+  r.best_move = kPassLoc;
+  CHECK(r.DropPass());
+  CHECK(r.best_move == IndexToLoc(1, 2));
+  CHECK(r.policy_target[1] == 1);
+  // No other move has a prior (none is legal): the pass stays.
+  r.visits = {0, 0, 0, 0, 100};
+  r.policy_target = {0, 0, 0, 0, 1};
+  r.root_priors = {0, 0, 0, 0, 1};
+  r.best_move = kPassLoc;
+  CHECK_FALSE(r.DropPass());
+  CHECK(r.best_move == kPassLoc);
+  CHECK(r.visits[4] == 100);
+  CHECK(r.policy_target[4] == 1);
+}
+
 TEST_CASE("search: forced playouts visit a poor low-prior move, the pruned target drops them") {
   const Loc good = MakeLoc(2, 2, 9), poor = MakeLoc(6, 6, 9);
   FakeEvaluator eval;
@@ -578,6 +612,46 @@ TEST_CASE("search: once a pass has been played, no_fill_once_passed keeps fills 
     } else {
       CHECK(VisitsOn(r, WhiteEyes()) > 0);
     }
+  }
+}
+
+TEST_CASE("search: PassLeavesPoints asks whether the opponent answers a pass in the mover's area") {
+  // Black's area has a 2x2 hole where a white stone can live for a while (the top left), and a
+  // dame point lies between the two sides (row 0, column 4). A net that values every unfinished
+  // position at 0: after black's pass, white passes when that wins and otherwise plays on in
+  // hope wherever it may (no_fill_once_passed keeps it out of its own eyes).
+  const char* kHole = R"(
+    X . . X O . O
+    X . . X O O O
+    X X X X O . O
+    X X X X O O O
+    X X X X O . O
+    X X X X O O O
+    X X X X O O O)";
+  const char* kDame = R"(
+    X . X X . O .
+    X X X X O O O
+    X . X X O . O
+    X X X X O O O
+    X . X X O . O
+    X X X X O O O
+    X X X X O O O)";
+  struct Case {
+    const char* board;
+    double komi;
+    bool leaves_points;
+  };
+  // kHole: black leads by 7 on the board; kDame: by 8.
+  for (const Case& c : {Case{kHole, 6.5, true}, Case{kHole, 7.5, false}, Case{kDame, 7.5, false},
+                        Case{kDame, 8.5, false}}) {
+    CAPTURE(c.board);
+    CAPTURE(c.komi);
+    Rules rules;
+    rules.komi = c.komi;
+    const GameState game(Board::FromAscii(c.board), rules, Color::kBlack);
+    UniformEvaluator eval;
+    Rng rng(32);
+    CHECK(PassLeavesPoints(NoNoise(), game, eval, 200, rng) == c.leaves_points);
   }
 }
 

@@ -93,6 +93,7 @@ std::string FormatGameEnds(const GameEndStats& stats) {
   }
   if (stats.scored_games() > 0)
     text += "; mean |final score| " + FormatFixed(stats.MeanAbsFinalScore(), 1);
+  if (stats.passes_refused() > 0) text += StrCat("; first passes refused ", stats.passes_refused());
   return text;
 }
 

@@ -26,6 +26,7 @@ class GameEndStats {
   void Add(GameEnd end, int moves_after_first_pass, double final_score);
   void Add(const FinishedGame& game) {
     Add(game.end, game.moves_after_first_pass, game.final_score);
+    passes_refused_ += game.passes_refused;
   }
   // The same from a game's SGF record as selfplay writes it: RE "B+R" / "W+R" is a
   // resignation, a game whose last two moves are passes ended by passes, one whose root
@@ -44,6 +45,8 @@ class GameEndStats {
   int MovesAfterFirstPass(double q) const;
   // Mean |final score| over the scored games; 0 when there is none.
   double MeanAbsFinalScore() const;
+  // First passes refused by GameParams::premature_pass_checks (games added as FinishedGame only).
+  int64_t passes_refused() const { return passes_refused_; }
 
  private:
   int64_t games_ = 0;
@@ -52,6 +55,7 @@ class GameEndStats {
   std::map<int, int64_t> after_first_pass_;  // moves -> games
   int64_t scored_ = 0;
   double abs_score_sum_ = 0;
+  int64_t passes_refused_ = 0;
 };
 
 // The heartbeat counters of selfplay's current model, in this order: model_games,

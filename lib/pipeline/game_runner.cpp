@@ -184,11 +184,22 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
     if (stop()) return false;
     const go::Color mover = state.to_move();
     search::Search& searcher = mover == go::Color::kBlack ? black_search : white_search;
+    const Player& opponent = mover == go::Color::kBlack ? white : black;
     const search::SearchPlan plan = search::DrawSearchPlan(params.playout_cap, rng);
     // KataGo clears the tree before full searches so that root noise acts on a fresh tree.
     if (plan.full_search) searcher.ClearTree();
-    const search::SearchResult result = searcher.Run(plan.visits, plan.full_search, stop);
+    search::SearchResult result = searcher.Run(plan.visits, plan.full_search, stop);
     if (stop()) return false;  // the search was cut short: drop the game
+    if (result.best_move == go::kPassLoc && state.passes() == 0 &&
+        game->passes_refused < params.premature_pass_checks &&
+        search::PassLeavesPoints(params.search, state, *opponent.evaluator,
+                                 params.premature_pass_check_visits > 0
+                                     ? params.premature_pass_check_visits
+                                     : plan.visits,
+                                 rng) &&
+        result.DropPass()) {
+      ++game->passes_refused;
+    }
     game->search_visits += result.root_visits;
     if (resign.Update(mover, result.root_value)) {
       game->resigned = true;

@@ -56,6 +56,14 @@ struct GameParams {
   // the same): scored by that area, dead stones in it counted as captured, instead of playing
   // the captures and passes out.
   bool end_when_pass_alive = false;
+  // Premature first passes: before the game's first pass, a pass the search chooses is checked
+  // by the opponent's search of the position after it (no noise). When the
+  // opponent would answer with a move into the mover's Tromp-Taylor area, the pass left points
+  // to take: the mover plays its best other move instead, and a recorded row's policy target
+  // has no pass. At most this many passes are refused in a game (0: no check).
+  int premature_pass_checks = 0;
+  // Visits of that check's search (0: the turn's own, cheap or full).
+  int premature_pass_check_visits = 0;
   // Training rows: every recorded row gets this pos_len (>= every board size).
   int pos_len = 19;
   bool record_rows = true;
@@ -89,6 +97,7 @@ struct FinishedGame {
   // passes in a row has at least 1); -1 when nobody passed.
   int moves_after_first_pass = -1;
   int64_t search_visits = 0;  // root visits of all searches (a bound on NN evaluations)
+  int passes_refused = 0;     // first passes refused by premature_pass_checks
 };
 
 // Plays one game to the end. `stop` is polled between moves: when it returns true the game is

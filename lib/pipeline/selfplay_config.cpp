@@ -282,6 +282,11 @@ OptionTable<GameParams> GameOptionTable() {
       .Bool("end_when_pass_alive", &G::end_when_pass_alive,
             "end a game once the whole board is pass-alive, scored by that area (dead stones "
             "in it count as captured)")
+      .Int("premature_pass_checks", &G::premature_pass_checks, 0, 1000,
+           "passes refused at most in a game because the opponent would answer them in the "
+           "mover's own area (0: no check)")
+      .Int("premature_pass_check_visits", &G::premature_pass_check_visits, 0, 1000000,
+           "visits of the opponent's search that checks a first pass (0: the turn's own)")
       .Nested(&G::resign, ResignOptionTable());
 }
 

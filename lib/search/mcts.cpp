@@ -99,6 +99,29 @@ go::Loc SearchResult::ChooseMove(double temperature, Rng& rng) const {
   return best_move;  // rounding at the very end of the range
 }
 
+bool SearchResult::DropPass() {
+  const size_t pass = static_cast<size_t>(MoveIndex(go::kPassLoc, size));
+  size_t best = pass;
+  for (size_t i = 0; i < visits.size(); ++i) {
+    if (i == pass || (visits[i] == 0 && root_priors[i] <= 0)) continue;
+    if (best == pass || visits[i] > visits[best] ||
+        (visits[i] == visits[best] && root_priors[i] > root_priors[best]))
+      best = i;
+  }
+  if (best == pass) return false;
+  visits[pass] = 0;
+  policy_target[pass] = 0;
+  float total = 0;
+  for (float p : policy_target) total += p;
+  if (total > 0) {
+    for (float& p : policy_target) p /= total;
+  } else {
+    policy_target[best] = 1;
+  }
+  best_move = IndexToLoc(static_cast<int>(best), size);
+  return true;
+}
+
 Search::Search(SearchParams params, LeafEvaluator& evaluator, Rng& rng)
     : params_(params), evaluator_(&evaluator), rng_(&rng) {}
 

@@ -157,6 +157,10 @@ struct SearchResult {
   // ends teach that such passes are normal: in a trial run, nets whose moves were drawn this
   // way passed ever earlier, until most games ended before move 10.
   go::Loc ChooseMove(double temperature, Rng& rng) const;
+  // Takes the pass out of the result: its visits and policy target become 0 (the target is
+  // renormalised) and best_move the most visited other move (ties: the higher root prior).
+  // False, and nothing changed, when no other move was searched or has a prior.
+  bool DropPass();
 };
 
 // One visited root child, for analysis output (GTP lz-analyze / kata-analyze, gtp/analysis.h).

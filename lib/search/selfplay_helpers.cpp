@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#include "go/game.h"
+#include "go/score.h"
+#include "search/mcts.h"
+
 namespace tengen::search {
 
 SearchPlan DrawSearchPlan(const PlayoutCap& cap, Rng& rng) {
@@ -20,6 +24,17 @@ bool ResignTracker::Update(go::Color player, double root_value) {
   int& low = low_turns_[player == go::Color::kBlack ? 0 : 1];
   low = root_value < params_.threshold ? low + 1 : 0;
   return may_resign_ && low >= params_.consecutive_turns;
+}
+
+bool PassLeavesPoints(const SearchParams& params, const go::GameState& state,
+                      LeafEvaluator& opponent, int visits, Rng& rng) {
+  const go::Color mover = state.to_move();
+  go::GameState after = state;
+  after.Play({go::kPassLoc, mover});
+  Search reply(params, opponent, rng);
+  reply.SetPosition(after);
+  const go::Loc answer = reply.Run(visits, false).best_move;
+  return answer != go::kPassLoc && go::AreaOwnership(after.board())[answer] == mover;
 }
 
 }  // namespace tengen::search

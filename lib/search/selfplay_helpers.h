@@ -5,7 +5,14 @@
 #include "go/types.h"
 #include "util/rng.h"
 
+namespace tengen::go {
+class GameState;
+}
+
 namespace tengen::search {
+
+struct SearchParams;
+class LeafEvaluator;
 
 // Playout cap randomisation (KataGo, play.cpp:1093-1225): most turns get a cheap search that
 // only chooses the move; the rest get a full search with noise and forced playouts whose policy
@@ -54,5 +61,11 @@ class ResignTracker {
   bool may_resign_;
   int low_turns_[2] = {0, 0};  // black, white: consecutive own turns below the threshold
 };
+
+// Premature first passes (GameParams::premature_pass_checks): true when the opponent, searching
+// the position after the side to move passes (`visits`, no noise), would answer with a move
+// into the mover's Tromp-Taylor area: the pass left points to take.
+bool PassLeavesPoints(const SearchParams& params, const go::GameState& state,
+                      LeafEvaluator& opponent, int visits, Rng& rng);
 
 }  // namespace tengen::search
