@@ -330,18 +330,20 @@ TEST_CASE(
   CHECK(r.policy_target[2] == doctest::Approx(0.25));
   Rng rng(10);
   for (int i = 0; i < 100; ++i) CHECK(r.ChooseMove(1.0, rng) != kPassLoc);
-  // Nothing but the pass searched: the unvisited move with the higher prior, all of the target.
-  r.visits = {0, 0, 0, 0, 100};
-  r.policy_target = {0, 0, 0, 0, 1};
-  r.best_move = kPassLoc;
+  // Only the pass searched, from here on.
+  const auto pass_only = [&r] {
+    r.visits = {0, 0, 0, 0, 100};
+    r.policy_target = {0, 0, 0, 0, 1};
+    r.best_move = kPassLoc;
+  };
+  // The unvisited move with the higher prior gets all of the target.
+  pass_only();
   CHECK(r.DropPass());
   CHECK(r.best_move == IndexToLoc(1, 2));
   CHECK(r.policy_target[1] == 1);
   // No other move has a prior (none is legal): the pass stays.
-  r.visits = {0, 0, 0, 0, 100};
-  r.policy_target = {0, 0, 0, 0, 1};
+  pass_only();
   r.root_priors = {0, 0, 0, 0, 1};
-  r.best_move = kPassLoc;
   CHECK_FALSE(r.DropPass());
   CHECK(r.best_move == kPassLoc);
   CHECK(r.visits[4] == 100);
