@@ -152,6 +152,21 @@ void ScoreAndRecord(const GameParams& params, const go::GameState& state, double
   game->sgf.extra_properties.push_back({"SO", StrCat("tengen seed=", seed)});
 }
 
+// The premature-pass check (GameParams::premature_pass_checks): before the game's first pass,
+// and while the game has refusals left, a pass the search chose is dropped from `result` when
+// the opponent's search of the position after it would answer in the mover's area. True when
+// it was dropped.
+bool RefusePrematurePass(const GameParams& params, const go::GameState& state,
+                         search::LeafEvaluator& opponent, int turn_visits, int refused, Rng& rng,
+                         search::SearchResult* result) {
+  if (result->best_move != go::kPassLoc || state.passes() > 0) return false;
+  if (refused >= params.premature_pass_checks) return false;
+  const int visits =
+      params.premature_pass_check_visits > 0 ? params.premature_pass_check_visits : turn_visits;
+  return search::PassLeavesPoints(params.search, state, opponent, visits, rng) &&
+         result->DropPass();
+}
+
 }  // namespace
 
 bool PlayGame(const GameParams& params, const Player& black, const Player& white, uint64_t seed,
@@ -190,16 +205,9 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
     if (plan.full_search) searcher.ClearTree();
     search::SearchResult result = searcher.Run(plan.visits, plan.full_search, stop);
     if (stop()) return false;  // the search was cut short: drop the game
-    if (result.best_move == go::kPassLoc && state.passes() == 0 &&
-        game->passes_refused < params.premature_pass_checks &&
-        search::PassLeavesPoints(params.search, state, *opponent.evaluator,
-                                 params.premature_pass_check_visits > 0
-                                     ? params.premature_pass_check_visits
-                                     : plan.visits,
-                                 rng) &&
-        result.DropPass()) {
+    if (RefusePrematurePass(params, state, *opponent.evaluator, plan.visits, game->passes_refused,
+                            rng, &result))
       ++game->passes_refused;
-    }
     game->search_visits += result.root_visits;
     if (resign.Update(mover, result.root_value)) {
       game->resigned = true;

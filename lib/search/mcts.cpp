@@ -34,11 +34,13 @@ void ScoreFinished(const go::GameState& state, double* value, double* score) {
   *score = lead;
 }
 
-void Normalize(std::vector<float>& p) {
+// Scales p to sum to 1; false, and p unchanged, when its sum is not positive.
+bool Normalize(std::vector<float>& p) {
   double total = 0;
   for (float x : p) total += x;
-  if (total <= 0) return;
+  if (total <= 0) return false;
   for (float& x : p) x = static_cast<float>(x / total);
+  return true;
 }
 
 // True when a stone of `color` at `loc` would join a chain of its own that has one liberty.
@@ -111,13 +113,7 @@ bool SearchResult::DropPass() {
   if (best == pass) return false;
   visits[pass] = 0;
   policy_target[pass] = 0;
-  float total = 0;
-  for (float p : policy_target) total += p;
-  if (total > 0) {
-    for (float& p : policy_target) p /= total;
-  } else {
-    policy_target[best] = 1;
-  }
+  if (!Normalize(policy_target)) policy_target[best] = 1;
   best_move = IndexToLoc(static_cast<int>(best), size);
   return true;
 }
