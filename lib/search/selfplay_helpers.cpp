@@ -31,6 +31,7 @@ bool PassLeavesPoints(const SearchParams& params, const go::GameState& state,
   const go::Color mover = state.to_move();
   go::GameState after = state;
   after.Play({go::kPassLoc, mover});
+  if (after.IsOver()) return false;  // the pass ended the game (the move cap): nothing to answer
   Search reply(params, opponent, rng);
   reply.SetPosition(after);
   const go::Loc answer = reply.Run(visits, false).best_move;
