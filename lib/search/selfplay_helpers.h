@@ -64,7 +64,8 @@ class ResignTracker {
 
 // Premature first passes (GameParams::premature_pass_checks): true when the opponent, searching
 // the position after the side to move passes (`visits`, no noise), would answer with a move
-// into the mover's Tromp-Taylor area: the pass left points to take.
+// into the mover's Tromp-Taylor area: the pass left points to take. False when the pass ends
+// the game (the move cap).
 bool PassLeavesPoints(const SearchParams& params, const go::GameState& state,
                       LeafEvaluator& opponent, int visits, Rng& rng);
 
