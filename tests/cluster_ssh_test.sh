@@ -60,7 +60,10 @@ export TENGEN_BIN=$bin
 bash "$src/scripts/cluster.sh" start "$work/hosts" "$base" || fail "cluster.sh start failed"
 listing=$(bash "$src/scripts/cluster.sh" list "$work/hosts" "$base")
 echo "$listing"
-grep -q "localhost selfplay pid [0-9]* running" <<< "$listing" || fail "list does not show selfplay running"
+if ! grep -q "localhost selfplay pid [0-9]* running" <<< "$listing"; then
+  tail -n 20 "$base"/logs/selfplay/nohup-selfplay-*.out >&2
+  fail "list does not show selfplay running (its output above)"
+fi
 grep -q "localhost shuffler pid [0-9]* running" <<< "$listing" || fail "list does not show the shuffler running"
 # Starting the shuffler again is refused (one per base directory), and said so.
 echo "localhost shuffler" > "$work/hosts2"

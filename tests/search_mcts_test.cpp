@@ -617,12 +617,8 @@ TEST_CASE("search: once a pass has been played, no_fill_once_passed keeps fills 
   }
 }
 
-TEST_CASE("search: PassLeavesPoints asks whether the opponent answers a pass in the mover's area") {
-  // Black's area has a 2x2 hole where a white stone can live for a while (the top left), and a
-  // dame point lies between the two sides (row 0, column 4). A net that values every unfinished
-  // position at 0: after black's pass, white passes when that wins and otherwise plays on in
-  // hope wherever it may (no_fill_once_passed keeps it out of its own eyes).
-  const char* kHole = R"(
+// Black's area has a 2x2 hole where a white stone can live for a while (the top left).
+const char* const kBlackAreaWithHole = R"(
     X . . X O . O
     X . . X O O O
     X X X X O . O
@@ -630,6 +626,12 @@ TEST_CASE("search: PassLeavesPoints asks whether the opponent answers a pass in 
     X X X X O . O
     X X X X O O O
     X X X X O O O)";
+
+TEST_CASE("search: PassLeavesPoints asks whether the opponent answers a pass in the mover's area") {
+  // kBlackAreaWithHole, and a board where a dame point lies between the two sides (row 0,
+  // column 4). A net that values every unfinished position at 0: after black's pass, white
+  // passes when that wins and otherwise plays on in hope wherever it may (no_fill_once_passed
+  // keeps it out of its own eyes).
   const char* kDame = R"(
     X . X X . O .
     X X X X O O O
@@ -643,9 +645,9 @@ TEST_CASE("search: PassLeavesPoints asks whether the opponent answers a pass in 
     double komi;
     bool leaves_points;
   };
-  // kHole: black leads by 7 on the board; kDame: by 8.
-  for (const Case& c : {Case{kHole, 6.5, true}, Case{kHole, 7.5, false}, Case{kDame, 7.5, false},
-                        Case{kDame, 8.5, false}}) {
+  // kBlackAreaWithHole: black leads by 7 on the board; kDame: by 8.
+  for (const Case& c : {Case{kBlackAreaWithHole, 6.5, true}, Case{kBlackAreaWithHole, 7.5, false},
+                        Case{kDame, 7.5, false}, Case{kDame, 8.5, false}}) {
     CAPTURE(c.board);
     CAPTURE(c.komi);
     Rules rules;
@@ -654,6 +656,22 @@ TEST_CASE("search: PassLeavesPoints asks whether the opponent answers a pass in 
     UniformEvaluator eval;
     Rng rng(32);
     CHECK(PassLeavesPoints(NoNoise(), game, eval, 200, rng) == c.leaves_points);
+  }
+}
+
+TEST_CASE("search: PassLeavesPoints is false when the pass reaches the move cap") {
+  // White would answer black's pass in black's area (the first case above); with a cap of one
+  // move, black's pass ends the game, so there is nothing to answer (searching the finished
+  // position used to fail a check and stop selfplay).
+  const Board board = Board::FromAscii(kBlackAreaWithHole);
+  Rules rules;
+  rules.komi = 6.5;
+  for (int cap : {0, 1}) {
+    CAPTURE(cap);
+    const GameState game(board, rules, Color::kBlack, cap);
+    UniformEvaluator eval;
+    Rng rng(32);
+    CHECK(PassLeavesPoints(NoNoise(), game, eval, 200, rng) == (cap == 0));
   }
 }
 
