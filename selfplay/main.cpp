@@ -1,7 +1,8 @@
 // tengen-selfplay: plays the newest net in <models-dir> against itself (the random net while
 // there is none) and publishes training shards and SGFs under <output-dir>/selfplay, until
-// SIGINT/SIGTERM or --max-games-total. Everything but option handling lives in
-// pipeline/selfplay.h; the option keys are declared in pipeline/selfplay_config.h.
+// SIGINT/SIGTERM (the games in flight finish; a second signal drops them) or
+// --max-games-total. Everything but option handling lives in pipeline/selfplay.h; the option
+// keys are declared in pipeline/selfplay_config.h.
 
 #include <iostream>
 #include <memory>
@@ -37,12 +38,13 @@ int Main(int argc, const char* const argv[]) {
   net_options.precision = config.GetString("precision");
   net_options.max_batch_size = options.nn_max_batch_size;
   options.load_model = pipeline::TorchModelLoader(net_options, config.GetString("channels_last"));
-  for (const std::string& device : options.devices) nn::CheckDevice(device);
+  for (const std::string& device : options.devices)
+    if (device != pipeline::kSimulatedDevice) nn::CheckDevice(device);
 #endif
   // Without libtorch in this binary, a model in models_dir is a clear error (model registry).
 
   const std::unique_ptr<Logger> owned_logger =
-      pipeline::StartService("selfplay", options.base_dir, config);
+      pipeline::StartService("selfplay", options.base_dir, config, /*two_stage_stop=*/true);
   Logger& logger = *owned_logger;
 
   const pipeline::SelfplayStats stats =

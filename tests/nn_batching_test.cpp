@@ -1,9 +1,13 @@
 // The batching server: every caller gets the answer for its own position, batches never
 // exceed the maximum, concurrent callers are batched together, and evaluator errors reach the
-// caller.
+// caller; rows written straight into the batch are answered with one ring per thread and batch,
+// a batch waits for a row still being written, and the next batch fills while one runs.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <cstring>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -171,6 +175,136 @@ TEST_CASE("batching: registered clients that are all waiting do not wait for str
   for (int size : batch_sizes) total += size;
   CHECK(total == 100);
   CHECK(batch_sizes.size() <= 51);  // nearly all batches hold both clients' positions
+}
+
+}  // namespace
+}  // namespace tengen::nn
+
+namespace tengen::nn {
+namespace {
+
+constexpr int kRowPosLen = 3;
+constexpr size_t kSpatialRow = static_cast<size_t>(kNumSpatialFeatures) * kRowPosLen * kRowPosLen;
+
+// Writes EchoEvaluator's inputs for (a, b) into a reserved slot.
+void WriteEcho(const BatchingServer::Slot& slot, float a, float b) {
+  std::fill(slot.spatial, slot.spatial + kSpatialRow, 0.0f);
+  std::fill(slot.global, slot.global + kNumGlobalFeatures, 0.0f);
+  slot.spatial[0] = a;
+  slot.global[0] = b;
+}
+
+TEST_CASE("batching: rows written into the batch by one thread are answered with one ring") {
+  std::vector<int> batch_sizes;
+  BatchingOptions options;
+  options.max_batch_size = 16;
+  options.max_wait = std::chrono::minutes(1);  // only a full batch runs
+  BatchingServer server(std::make_unique<EchoEvaluator>(kRowPosLen, &batch_sizes), options);
+  Doorbell bell;
+  std::vector<RowOutput> outputs(16);
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 16; ++i) {
+      const BatchingServer::Slot slot = server.Reserve();
+      WriteEcho(slot, static_cast<float>(i), static_cast<float>(100 * round + i));
+      server.Submit(slot, &outputs[static_cast<size_t>(i)], &bell, static_cast<uint64_t>(i));
+    }
+    std::vector<uint64_t> tags;
+    bell.Wait(&tags);  // one ring carries every tag of the batch
+    std::sort(tags.begin(), tags.end());
+    std::vector<uint64_t> expected(16);
+    for (int i = 0; i < 16; ++i) expected[static_cast<size_t>(i)] = static_cast<uint64_t>(i);
+    CHECK(tags == expected);
+    for (int i = 0; i < 16; ++i) {
+      const RowOutput& out = outputs[static_cast<size_t>(i)];
+      CHECK(out.policy_logits[0] == static_cast<float>(i));
+      CHECK(out.value_logits[0] == static_cast<float>(100 * round + i));
+      CHECK(!out.error);
+    }
+  }
+  CHECK(batch_sizes == std::vector<int>(3, 16));
+}
+
+TEST_CASE(
+    "batching: a due batch waits for a row still being written, and a null output is dropped") {
+  std::vector<int> batch_sizes;
+  BatchingOptions options;
+  options.max_batch_size = 8;
+  options.max_wait = std::chrono::microseconds(100);
+  BatchingServer server(std::make_unique<EchoEvaluator>(kRowPosLen, &batch_sizes), options);
+  Doorbell bell;
+  RowOutput first;
+  const BatchingServer::Slot a = server.Reserve();
+  const BatchingServer::Slot b = server.Reserve();
+  WriteEcho(a, 1, 2);
+  server.Submit(a, &first, &bell, 7);
+  // Long past max_wait, but b is reserved and not yet submitted: nothing may run.
+  std::vector<uint64_t> tags;
+  CHECK(!bell.WaitUntil(std::chrono::steady_clock::now() + std::chrono::milliseconds(50), &tags));
+  CHECK(batch_sizes.empty());
+  WriteEcho(b, 3, 4);
+  server.Submit(b, nullptr, &bell, 8);
+  while (tags.size() < 2) bell.Wait(&tags);
+  std::sort(tags.begin(), tags.end());
+  CHECK(tags == std::vector<uint64_t>{7, 8});
+  CHECK(batch_sizes == std::vector<int>{2});
+  CHECK(first.policy_logits[0] == 1.0f);
+  CHECK(first.value_logits[0] == 2.0f);
+}
+
+// Holds its first batch until released, so that a test can fill more while it runs.
+class GatedEvaluator : public Evaluator {
+ public:
+  explicit GatedEvaluator(std::vector<int>* batch_sizes) : echo_(kRowPosLen, batch_sizes) {}
+  void Evaluate(const EvalBatch& batch, EvalOutput* output) override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    started_ = true;
+    changed_.notify_all();
+    changed_.wait(lock, [this] { return open_; });
+    echo_.Evaluate(batch, output);
+  }
+  void WaitStarted() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [this] { return started_; });
+  }
+  void Open() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    open_ = true;
+    changed_.notify_all();
+  }
+  std::string model_name() const override { return "gated"; }
+  int pos_len() const override { return kRowPosLen; }
+
+ private:
+  EchoEvaluator echo_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool started_ = false;
+  bool open_ = false;
+};
+
+TEST_CASE("batching: while one batch runs, the next ones fill and then run in order") {
+  std::vector<int> batch_sizes;
+  BatchingOptions options;
+  options.max_batch_size = 4;
+  options.max_wait = std::chrono::minutes(1);
+  auto gated = std::make_unique<GatedEvaluator>(&batch_sizes);
+  GatedEvaluator& gate = *gated;
+  BatchingServer server(std::move(gated), options);
+  Doorbell bell;
+  std::vector<RowOutput> outputs(12);
+  const auto submit = [&](int i) {
+    const BatchingServer::Slot slot = server.Reserve();
+    WriteEcho(slot, static_cast<float>(i), 0);
+    server.Submit(slot, &outputs[static_cast<size_t>(i)], &bell, static_cast<uint64_t>(i));
+  };
+  for (int i = 0; i < 4; ++i) submit(i);
+  gate.WaitStarted();                      // the first batch is running (and held)
+  for (int i = 4; i < 12; ++i) submit(i);  // two more full batches, written meanwhile
+  gate.Open();
+  std::vector<uint64_t> tags;
+  while (tags.size() < 12) bell.Wait(&tags);
+  CHECK(batch_sizes == std::vector<int>{4, 4, 4});
+  for (int i = 0; i < 12; ++i) CHECK(outputs[static_cast<size_t>(i)].policy_logits[0] == i);
 }
 
 }  // namespace

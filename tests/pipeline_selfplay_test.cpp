@@ -872,3 +872,121 @@ TEST_CASE("selfplay: a partial shard is published once older than max_shard_age_
 
 }  // namespace
 }  // namespace tengen::pipeline
+
+namespace tengen::pipeline {
+namespace {
+
+// seed -> (moves, result) of every game selfplay wrote under `base` (the SGF's SO says the seed).
+std::map<std::string, std::string> GamesBySeed(const std::string& base) {
+  std::map<std::string, std::string> games;
+  for (const std::string& file : FilesWith(SgfsDir(base, "random"), ".sgfs")) {
+    for (const go::SgfRecord& record : go::ReadSgfFile(file)) {
+      std::string seed, moves = record.result;
+      for (const auto& [key, value] : record.extra_properties)
+        if (key == "SO") seed = value;
+      for (const go::Move& move : record.moves) moves += " " + std::to_string(move.loc);
+      games[seed] = moves;
+    }
+  }
+  return games;
+}
+
+TEST_CASE("selfplay: the same games for one seed whatever the search threads and batch size") {
+  std::vector<std::map<std::string, std::string>> runs;
+  for (const auto& [threads, batch] : std::vector<std::pair<int, int>>{{1, 1}, {3, 6}, {2, 4}}) {
+    testing::TempDir base;
+    SelfplayOptions options = TinyGames(base.path());
+    options.num_game_threads = 6;
+    options.num_search_threads = threads;
+    options.nn_max_batch_size = batch;
+    options.devices = {"cpu", "cpu"};
+    options.max_games_total = 10;
+    options.seed = 99;
+    Logger logger(LogLevel::kWarning);
+    std::atomic<bool> stop{false};
+    const SelfplayStats stats = RunSelfplay(options, logger, StopToken(&stop));
+    CHECK(stats.games == 10);
+    runs.push_back(GamesBySeed(base.path()));
+    CHECK(runs.back().size() == 10);
+  }
+  // Games are drawn their seeds in the order they start, which the threads decide; the set of
+  // seeds, and the game each seed gives, is the same.
+  CHECK(runs[0] == runs[1]);
+  CHECK(runs[0] == runs[2]);
+}
+
+// Plays until stopped; returns the stats and how long RunSelfplay took after `stop` was set.
+std::pair<SelfplayStats, double> StopAfterGames(SelfplayOptions options, bool urgent) {
+  Logger logger(LogLevel::kWarning);
+  std::atomic<bool> stop{false}, urgent_flag{false};
+  SelfplayStats stats;
+  std::thread runner([&] { stats = RunSelfplay(options, logger, StopToken(&stop, &urgent_flag)); });
+  const std::string tdata = TdataDir(options.base_dir, "random");
+  const auto deadline = Clock::now() + std::chrono::seconds(60);
+  // Every slot has started a game (and one shard is out) before the stop.
+  while (Clock::now() < deadline && FilesWith(tdata, ".npz").empty())
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const auto stopped = Clock::now();
+  stop = true;
+  urgent_flag = urgent;
+  runner.join();
+  return {stats, std::chrono::duration<double>(Clock::now() - stopped).count()};
+}
+
+TEST_CASE("selfplay: a stop lets the games in flight finish, an urgent stop drops them") {
+  // 9x9 games of 300-visit searches: a second or more each, so that games are in flight at
+  // the stop.
+  const auto options_for = [](const std::string& base) {
+    SelfplayOptions options = TinyGames(base);
+    options.game.board_sizes = {{9, 1.0}};
+    options.game.pos_len = 9;
+    options.game.playout_cap = {300, 300, 1.0};
+    options.num_game_threads = 8;
+    options.max_rows_per_file = 1;
+    return options;
+  };
+  testing::TempDir finish_base;
+  const auto [finished, finish_seconds] = StopAfterGames(options_for(finish_base.path()), false);
+  CHECK(finished.dropped_games == 0);
+  CHECK(finished.games >= 8);  // the ones in flight at the stop finished too
+  // Every game that started finished and was published.
+  CHECK(GamesBySeed(finish_base.path()).size() == static_cast<size_t>(finished.games));
+
+  testing::TempDir drop_base;
+  const auto [dropped, drop_seconds] = StopAfterGames(options_for(drop_base.path()), true);
+  CHECK(dropped.dropped_games > 0);
+  CHECK(drop_seconds < 5);
+  MESSAGE("finishing took " << finish_seconds << " s, dropping " << drop_seconds << " s");
+
+  // A stop with no time to finish drops them too.
+  testing::TempDir zero_base;
+  SelfplayOptions zero = options_for(zero_base.path());
+  zero.finish_games_seconds = 0;
+  CHECK(StopAfterGames(zero, false).first.dropped_games > 0);
+}
+
+TEST_CASE("selfplay: devices=sim plays the random net on the stand-in GPU, not mixed with cpu") {
+  testing::TempDir base;
+  SelfplayOptions options = TinyGames(base.path());
+  options.num_game_threads = 8;
+  options.devices = {"sim", "sim"};
+  options.sim_timing = {2000, 1};  // 2 ms a batch: the games wait for it
+  options.max_games_total = 8;
+  EnsureDirectory(options.models_dir + "/run-t-s100-d1000");  // not played with sim
+  Logger logger(LogLevel::kError);
+  std::atomic<bool> stop{false};
+  const auto start = Clock::now();
+  const SelfplayStats stats = RunSelfplay(options, logger, StopToken(&stop));
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  CHECK(stats.games == 8);
+  CHECK(GamesBySeed(base.path()).size() == 8);
+  // Every batch took its 2 ms on one of two servers.
+  CHECK(seconds >= 0.002 * static_cast<double>(stats.nn_batches) / 2);
+
+  options.devices = {"sim", "cpu"};
+  CHECK_THROWS_WITH_AS(RunSelfplay(options, logger, StopToken(&stop)), doctest::Contains("sim"),
+                       ConfigError);
+}
+
+}  // namespace
+}  // namespace tengen::pipeline

@@ -461,13 +461,16 @@ TEST_CASE("gpu: a net on CUDA gives the CPU's outputs in fp32, and close ones in
   const EvalBatch batch = RandomBatch(16, 9, 9, 82);
   TorchEvaluator cpu(*model, Options("fp32"));
   const EvalOutput expected = Run(cpu, batch);
-  for (const char* precision : {"fp32", "fp16", "bf16"}) {
+  for (const std::string precision : {"fp32", "fp16", "bf16"}) {
     CAPTURE(precision);
     TorchEvaluatorOptions options = Options(precision);
     options.device = "cuda";
     TorchEvaluator gpu(*model, options);
     const EvalOutput got = Run(gpu, batch);
-    const float tolerance = std::string(precision) == "fp32" ? 1e-3f : 0.1f;
+    // fp32 on CUDA is IEEE fp32 (TF32 off, ParseDevice): only the order of the sums differs
+    // from the CPU's, ~1e-5 on these logits, so 5e-4 still catches TF32 (0.0015 seen). fp16
+    // and bf16 keep 11 and 8 bits of mantissa: within 0.1 on logits of a few units.
+    const float tolerance = precision == "fp32" ? 5e-4f : 0.1f;
     CHECK(AllFinite(got.policy_logits));
     CHECK(MaxAbsDiff(expected.policy_logits, got.policy_logits) < tolerance);
     CHECK(MaxAbsDiff(expected.value_logits, got.value_logits) < tolerance);

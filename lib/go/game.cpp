@@ -86,6 +86,8 @@ bool GameState::Undo() {
 bool GameState::IsOver() const { return consecutive_passes_ >= 2 || ReachedMoveCap(); }
 
 void GameState::RecordPosition(uint64_t hash, int delta) {
+  position_filter_[hash >> (64 - kFilterBits)] =
+      static_cast<uint16_t>(position_filter_[hash >> (64 - kFilterBits)] + delta);
   auto it = position_counts_.find(hash);
   if (it == position_counts_.end()) {
     position_counts_.emplace(hash, delta);
@@ -94,6 +96,8 @@ void GameState::RecordPosition(uint64_t hash, int delta) {
   }
 }
 
-bool GameState::SeenPosition(uint64_t hash) const { return position_counts_.count(hash) > 0; }
+bool GameState::SeenPosition(uint64_t hash) const {
+  return position_filter_[hash >> (64 - kFilterBits)] != 0 && position_counts_.count(hash) > 0;
+}
 
 }  // namespace tengen::go

@@ -1,6 +1,7 @@
 #include "nn/evaluator.h"
 
 #include <algorithm>
+#include <thread>
 
 #include "nn/features.h"
 #include "util/error.h"
@@ -43,6 +44,16 @@ void UniformEvaluator::Evaluate(const EvalBatch& batch, EvalOutput* output) {
   std::fill(output->value_logits.begin(), output->value_logits.end(), 0.0f);
   std::fill(output->score.begin(), output->score.end(), 0.0f);
   std::fill(output->ownership.begin(), output->ownership.end(), 0.0f);
+}
+
+void SimulatedDeviceEvaluator::Evaluate(const EvalBatch& batch, EvalOutput* output) {
+  const auto start = std::chrono::steady_clock::now();
+  uniform_.Evaluate(batch, output);
+  const double micros = timing_.batch_micros + timing_.row_micros * batch.size;
+  if (micros > 0)
+    std::this_thread::sleep_until(start +
+                                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                      std::chrono::duration<double, std::micro>(micros)));
 }
 
 }  // namespace tengen::nn

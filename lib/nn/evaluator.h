@@ -3,6 +3,7 @@
 // of inputs, evaluate once, read the outputs. libtorch lives behind it in nn/torch only;
 // search never sees it (pipeline adapts an Evaluator to search::LeafEvaluator).
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,6 +56,30 @@ class UniformEvaluator : public Evaluator {
 
  private:
   int pos_len_;
+};
+
+// A stand-in for a GPU, for measuring on a machine without one what the games' side of
+// selfplay costs (devices = sim): it answers every batch as UniformEvaluator does (the random
+// net), but only once batch_micros + rows * row_micros have passed since the batch came in,
+// and it sleeps meanwhile, using no CPU. The defaults are one NVIDIA H100 running the b4c64
+// 9x9 net in fp16 (tengen-bench-nn: 151k evals/s at batch 256, 485k at batch 1,024, i.e.
+// about 1.56 ms per batch plus 0.54 microseconds per row). Zero for both answers at once.
+struct SimulatedDeviceTiming {
+  double batch_micros = 1560;
+  double row_micros = 0.54;
+};
+
+class SimulatedDeviceEvaluator : public Evaluator {
+ public:
+  SimulatedDeviceEvaluator(int pos_len, SimulatedDeviceTiming timing)
+      : uniform_(pos_len), timing_(timing) {}
+  void Evaluate(const EvalBatch& batch, EvalOutput* output) override;
+  std::string model_name() const override { return "random"; }
+  int pos_len() const override { return uniform_.pos_len(); }
+
+ private:
+  UniformEvaluator uniform_;
+  SimulatedDeviceTiming timing_;
 };
 
 }  // namespace tengen::nn

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
+#include <utility>
 
 #include "go/symmetry.h"
 #include "nn/features.h"
@@ -10,20 +12,42 @@
 
 namespace tengen::pipeline {
 
-NetLeafEvaluator::NetLeafEvaluator(nn::BatchingServer& server, Rng& rng, bool random_symmetry)
-    : server_(server),
-      rng_(rng),
-      random_symmetry_(random_symmetry),
-      spatial_(static_cast<size_t>(nn::kNumSpatialFeatures) * server.pos_len() * server.pos_len()),
-      global_(nn::kNumGlobalFeatures) {}
+NetLeafEvaluator::NetLeafEvaluator(nn::BatchingServer& server, Rng& rng, bool random_symmetry,
+                                   FiberTask* fiber)
+    : server_(server), rng_(rng), random_symmetry_(random_symmetry), fiber_(fiber) {}
+
+void NetLeafEvaluator::RunOnServer(const go::GameState& state, int symmetry) {
+  const nn::BatchingServer::Slot slot = server_.Reserve();
+  nn::Doorbell* bell = fiber_ != nullptr ? fiber_->bell() : &bell_;
+  const uint64_t tag = fiber_ != nullptr ? fiber_->tag() : 0;
+  try {
+    nn::FillFeatures(state, server_.pos_len(), symmetry, slot.spatial, slot.global);
+  } catch (...) {
+    // The batch waits for every reserved row: hand it over, to be answered and forgotten.
+    server_.Submit(slot, nullptr, bell, tag);
+    WaitForRow();
+    throw;
+  }
+  server_.Submit(slot, &output_, bell, tag);
+  WaitForRow();
+  if (output_.error) std::rethrow_exception(std::exchange(output_.error, nullptr));
+}
+
+void NetLeafEvaluator::WaitForRow() {
+  if (fiber_ != nullptr) {
+    fiber_->WaitForRow();
+  } else {
+    bell_.Wait(&rung_);
+    rung_.clear();
+  }
+}
 
 search::LeafEvaluation NetLeafEvaluator::Evaluate(const go::GameState& state) {
   const int size = state.size();
   const int pos_len = server_.pos_len();
   CheckBoardFits(size, pos_len);
   const int symmetry = random_symmetry_ ? static_cast<int>(rng_.Uniform(go::kNumSymmetries)) : 0;
-  nn::FillFeatures(state, pos_len, symmetry, spatial_.data(), global_.data());
-  server_.Evaluate(spatial_.data(), global_.data(), &output_);
+  RunOnServer(state, symmetry);
 
   // Softmax of the logits of the legal moves only; the net's view of a point p was written at
   // SymmetricLoc(p, symmetry), so that is where its logit is.

@@ -1,13 +1,17 @@
 #pragma once
 // Adapts a batching server (nn/) to what search asks for (search/): features from the
-// position under a random symmetry, one blocking evaluation, then the policy mapped back
-// through the inverse symmetry and softmaxed over the legal moves, and the value as
-// P(win) - P(loss), and the ownership mapped back like the policy. One object per game thread
-// (it owns scratch buffers).
+// position under a random symmetry, written straight into a row of the server's batch, one
+// evaluation, then the policy mapped back through the inverse symmetry and softmaxed over the
+// legal moves, and the value as P(win) - P(loss), and the ownership mapped back like the
+// policy. One object per game (it owns the row's outputs). On a fiber (pipeline/fiber_pool.h)
+// the game suspends while its row is in the batch and its thread runs other games; otherwise
+// the calling thread blocks.
 
+#include <cstdint>
 #include <vector>
 
 #include "nn/batching.h"
+#include "pipeline/fiber_pool.h"
 #include "search/evaluator.h"
 #include "util/rng.h"
 
@@ -16,16 +20,23 @@ namespace tengen::pipeline {
 class NetLeafEvaluator : public search::LeafEvaluator {
  public:
   // random_symmetry: draw one of the 8 symmetries per evaluation (as KataGo does in selfplay);
-  // otherwise always the identity.
-  NetLeafEvaluator(nn::BatchingServer& server, Rng& rng, bool random_symmetry = true);
+  // otherwise always the identity. fiber: the task of the fiber this evaluator's game runs on
+  // (null: block the thread).
+  NetLeafEvaluator(nn::BatchingServer& server, Rng& rng, bool random_symmetry = true,
+                   FiberTask* fiber = nullptr);
   search::LeafEvaluation Evaluate(const go::GameState& state) override;
 
  private:
+  // Hands the position to the server and waits for its outputs in output_.
+  void RunOnServer(const go::GameState& state, int symmetry);
+  void WaitForRow();
+
   nn::BatchingServer& server_;
   Rng& rng_;
   bool random_symmetry_;
-  std::vector<float> spatial_;
-  std::vector<float> global_;
+  FiberTask* fiber_;
+  nn::Doorbell bell_;  // when not on a fiber
+  std::vector<uint64_t> rung_;
   nn::RowOutput output_;
 };
 

@@ -20,6 +20,7 @@
 #include "nn/batching.h"
 #include "nn/features.h"
 #include "pipeline/base_dir.h"
+#include "pipeline/fiber_pool.h"
 #include "pipeline/game_end_stats.h"
 #include "pipeline/heartbeat.h"
 #include "pipeline/net_leaf_evaluator.h"
@@ -62,14 +63,21 @@ class SelfplayRunner {
     std::vector<std::unique_ptr<nn::BatchingServer>> servers;  // one per device
     std::unique_ptr<ShardSink> sink;
     std::atomic<bool> retire{false};  // a newer model is ready: start no more games
-    std::atomic<int> running{0};      // game threads still running
+    std::atomic<int> running{0};      // search threads still running
     mutable std::mutex ends_mutex;
     GameEndStats ends;  // how this model's games ended
   };
 
+  // No game starts any more.
   bool StopNow() const { return stop_.stop_requested() || failed_.load(); }
+  // The games in flight are abandoned (see selfplay.h, "Stopping").
+  bool DropGames() const { return failed_.load() || drop_games_.load(); }
   bool ClaimGame();
-  void GameThread(Epoch& epoch, nn::BatchingServer& server, uint64_t thread_seed);
+  // One game slot: plays games on its fiber until the epoch retires or selfplay stops.
+  void GameSlot(Epoch& epoch, nn::BatchingServer& server, uint64_t slot_seed, FiberTask& fiber);
+  // Past a stop request: drops the games in flight once they have had finish_games_seconds
+  // (or at once on an urgent stop). Monitor thread.
+  void WatchStop();
   // One evaluator per device for `model` (the random net when nullopt); throws ConfigError
   // when a net's pos_len is smaller than the largest board.
   std::vector<std::unique_ptr<nn::Evaluator>> MakeEvaluators(const std::optional<ModelInfo>& model);
@@ -113,6 +121,8 @@ class SelfplayRunner {
   Clock::time_point start_ = Clock::now();
   Clock::time_point last_log_ = Clock::now();
   std::atomic<bool> failed_{false};
+  std::atomic<bool> drop_games_{false};
+  std::optional<Clock::time_point> stop_seen_;  // monitor thread only
   // Set by the monitor while the unpublished rows exceed the limit: no game starts.
   std::atomic<bool> paused_{false};
   std::mutex failure_mutex_;
@@ -138,6 +148,7 @@ class SelfplayRunner {
   };
   std::map<std::string, FailedModel> failed_models_;  // by name (monitor thread only)
   int max_board_size_ = 0;
+  bool simulated_ = false;  // devices = sim
 };
 
 bool SelfplayRunner::ClaimGame() {
@@ -152,26 +163,27 @@ bool SelfplayRunner::ClaimGame() {
   return false;
 }
 
-void SelfplayRunner::GameThread(Epoch& epoch, nn::BatchingServer& server, uint64_t thread_seed) {
+void SelfplayRunner::GameSlot(Epoch& epoch, nn::BatchingServer& server, uint64_t slot_seed,
+                              FiberTask& fiber) {
   try {
-    Rng rng(thread_seed);
-    NetLeafEvaluator leaf(server, rng);
+    Rng rng(slot_seed);
+    NetLeafEvaluator leaf(server, rng, /*random_symmetry=*/true, &fiber);
     server.AddClient();
     struct ClientGuard {
       nn::BatchingServer& server;
       ~ClientGuard() { server.RemoveClient(); }
     } client_guard{server};
     const Player player{&leaf, server.model_name()};
-    const auto stop = [this] { return StopNow(); };
+    const auto drop = [this] { return DropGames(); };
     while (!StopNow() && !epoch.retire.load()) {
       // Too many rows could not be published: wait for the monitor's retries to succeed.
       if (paused_.load()) {
-        std::this_thread::sleep_for(kMonitorTick);
+        fiber.SleepFor(kMonitorTick);
         continue;
       }
       if (!ClaimGame()) break;
       FinishedGame game;
-      if (!PlayGame(options_.game, player, player, seeds_.NextSeed(), stop, &game)) {
+      if (!PlayGame(options_.game, player, player, seeds_.NextSeed(), drop, &game)) {
         ++games_dropped_;
         break;
       }
@@ -184,19 +196,45 @@ void SelfplayRunner::GameThread(Epoch& epoch, nn::BatchingServer& server, uint64
       ++games_finished_;
     }
   } catch (const std::exception& e) {
-    logger_.Error(std::string("selfplay game thread failed, stopping: ") + e.what());
+    logger_.Error(std::string("selfplay game failed, stopping: ") + e.what());
     std::lock_guard<std::mutex> lock(failure_mutex_);
     if (failure_.empty()) failure_ = e.what();
     failed_ = true;
   }
-  --epoch.running;
+}
+
+void SelfplayRunner::WatchStop() {
+  if (!stop_.stop_requested() || drop_games_.load()) return;
+  const auto now = Clock::now();
+  if (!stop_seen_) {
+    stop_seen_ = now;
+    if (options_.finish_games_seconds > 0 && !stop_.urgent_requested())
+      logger_.Info(StrCat("stop requested: finishing the games in flight (at most ",
+                          FormatFixed(options_.finish_games_seconds, 0),
+                          " s; a second SIGINT drops them), then publishing"));
+  }
+  const double waited = std::chrono::duration<double>(now - *stop_seen_).count();
+  if (stop_.urgent_requested() || waited >= options_.finish_games_seconds) {
+    logger_.Info(
+        StrCat("stop requested: dropping the games in flight (",
+               stop_.urgent_requested() ? "second stop request" : "finish_games_seconds passed",
+               "), publishing finished rows"));
+    drop_games_ = true;
+  }
 }
 
 std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::MakeEvaluators(
     const std::optional<ModelInfo>& model) {
   std::vector<std::unique_ptr<nn::Evaluator>> evaluators;
-  for (const std::string& device : options_.devices)
-    evaluators.push_back(MakeEvaluator(model, options_.game.pos_len, device, options_.load_model));
+  for (const std::string& device : options_.devices) {
+    if (device == kSimulatedDevice) {
+      evaluators.push_back(std::make_unique<nn::SimulatedDeviceEvaluator>(options_.game.pos_len,
+                                                                          options_.sim_timing));
+    } else {
+      evaluators.push_back(
+          MakeEvaluator(model, options_.game.pos_len, device, options_.load_model));
+    }
+  }
   for (const auto& evaluator : evaluators)
     if (evaluator->pos_len() < max_board_size_)
       throw ConfigError(StrCat("model ", evaluator->model_name(), " has pos_len ",
@@ -238,6 +276,12 @@ std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::LoadNewest(
 
 std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::LoadAtStartup() {
   const std::vector<ModelInfo> models = ListModelsNewestFirst(options_.models_dir);
+  if (simulated_) {
+    if (!models.empty())
+      logger_.Warning("devices = sim: the stand-in GPU answers as the random net; the models in " +
+                      options_.models_dir + " are not played");
+    return MakeEvaluators(std::nullopt);
+  }
   // A binary without libtorch cannot run any model: that is an error, not a broken model.
   if (!models.empty() && !options_.load_model) return MakeEvaluators(models.front());
   std::vector<std::unique_ptr<nn::Evaluator>> evaluators = LoadNewest(models, "", true);
@@ -250,6 +294,7 @@ std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::LoadAtStartup() {
 
 std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::CheckForNewModel(
     const std::string& current) {
+  if (simulated_) return {};
   std::vector<ModelInfo> models;
   try {
     models = ListModelsNewestFirst(options_.models_dir);
@@ -384,39 +429,61 @@ void SelfplayRunner::Report(const Epoch& epoch, const std::string& state, bool f
 void SelfplayRunner::BeginEpoch(Epoch& epoch,
                                 std::vector<std::unique_ptr<nn::Evaluator>> evaluators,
                                 const data::RowShape& shape, int target) {
-  // Game thread i uses server i % n. A batch never holds more positions than its server has
-  // game threads (each waits for its own); capping it there lets a batch run as soon as
-  // every thread has submitted instead of waiting out the straggler timeout.
+  // Game slot i uses server i % n. A batch never holds more positions than its server has
+  // slots (each waits for its own); capping it there lets a batch run as soon as every slot
+  // has submitted instead of waiting out the straggler timeout.
   const int num_servers = static_cast<int>(evaluators.size());
   std::string servers_text;
   for (int s = 0; s < num_servers; ++s) {
-    const int server_threads =
+    const int server_slots =
         options_.num_game_threads / num_servers + (s < options_.num_game_threads % num_servers);
-    const int batch_size = std::min(options_.nn_max_batch_size, server_threads);
+    const int batch_size = std::min(options_.nn_max_batch_size, server_slots);
     epoch.servers.push_back(std::make_unique<nn::BatchingServer>(std::move(evaluators[s]),
                                                                  nn::BatchingOptions{batch_size}));
-    servers_text += StrCat((s == 0 ? "" : ", "), options_.devices[s], " (", server_threads,
-                           " threads, batches up to ", batch_size, ")");
+    servers_text += StrCat((s == 0 ? "" : ", "), options_.devices[s], " (", server_slots,
+                           " games, batches up to ", batch_size, ")");
   }
   evaluators.clear();
   epoch.sink = std::make_unique<ShardSink>(
       options_.base_dir, model_name_, shape, target, options_.max_rows_per_file,
       kMaxFailedShards * static_cast<int64_t>(options_.max_rows_per_file), logger_, published_);
   logger_.Info(StrCat("playing with model ", model_name_, ": ", options_.num_game_threads,
-                      " game threads, ", num_servers, " NN server", (num_servers > 1 ? "s " : " "),
-                      servers_text, ", data under ",
-                      SelfplayModelDir(options_.base_dir, model_name_)));
+                      " games in flight on ", SearchThreads(options_), " search threads, ",
+                      num_servers, " NN server", (num_servers > 1 ? "s " : " "), servers_text,
+                      ", data under ", SelfplayModelDir(options_.base_dir, model_name_)));
 }
 
 void SelfplayRunner::StartGameThreads(Epoch& epoch, std::vector<std::thread>* threads) {
   const int num_servers = static_cast<int>(epoch.servers.size());
-  for (int i = 0; i < options_.num_game_threads; ++i) {
-    const uint64_t thread_seed = seeds_.NextSeed();
+  const int num_slots = options_.num_game_threads;
+  const int num_threads = SearchThreads(options_);
+  // Slot i's seed is the i-th draw, whatever the thread count.
+  std::vector<std::vector<std::function<void(FiberTask&)>>> bodies(
+      static_cast<size_t>(num_threads));
+  for (int i = 0; i < num_slots; ++i) {
+    const uint64_t slot_seed = seeds_.NextSeed();
+    nn::BatchingServer& server = *epoch.servers[static_cast<size_t>(i % num_servers)];
+    bodies[static_cast<size_t>(i % num_threads)].push_back(
+        [this, &epoch, &server, slot_seed](FiberTask& fiber) {
+          GameSlot(epoch, server, slot_seed, fiber);
+        });
+  }
+  for (auto& thread_bodies : bodies) {
     ++epoch.running;
-    nn::BatchingServer& server = *epoch.servers[i % num_servers];
     try {
-      threads->emplace_back(
-          [this, &epoch, &server, thread_seed] { GameThread(epoch, server, thread_seed); });
+      threads->emplace_back([this, &epoch, work = std::move(thread_bodies)]() mutable {
+        try {
+          RunFibers(std::move(work));
+        } catch (const std::exception& e) {
+          // Slots catch their own errors; this is the fibers' machinery failing (no memory
+          // for a stack, say).
+          logger_.Error(std::string("selfplay search thread failed, stopping: ") + e.what());
+          std::lock_guard<std::mutex> lock(failure_mutex_);
+          if (failure_.empty()) failure_ = e.what();
+          failed_ = true;
+        }
+        --epoch.running;
+      });
     } catch (...) {
       --epoch.running;
       throw;
@@ -424,7 +491,7 @@ void SelfplayRunner::StartGameThreads(Epoch& epoch, std::vector<std::thread>* th
   }
 }
 
-// Watches the epoch until its game threads are done: reports, publishes old shards, and
+// Watches the epoch until its search threads are done: reports, publishes old shards, and
 // loads a newer model in the background (*loading); once one loaded, it is in *next and the
 // epoch retires.
 void SelfplayRunner::Monitor(Epoch& epoch,
@@ -434,13 +501,19 @@ void SelfplayRunner::Monitor(Epoch& epoch,
   auto last_check = Clock::now();
   while (epoch.running.load() > 0) {
     std::this_thread::sleep_for(kMonitorTick);
-    if (StopNow()) continue;
+    WatchStop();
+    if (DropGames()) continue;
+    // While the games in flight finish after a stop request, the monitor goes on reporting
+    // and publishing, but loads no model.
+    const bool stopping = StopNow();
     Report(epoch,
-           paused_.load()        ? "paused: cannot publish"
+           stopping              ? "finishing games"
+           : paused_.load()      ? "paused: cannot publish"
            : epoch.retire.load() ? "switching model"
                                  : "playing",
            false);
     PublishOldShards(epoch);
+    if (stopping) continue;
     if (loading->valid() &&
         loading->wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
       *next = loading->get();
@@ -460,7 +533,7 @@ void SelfplayRunner::Monitor(Epoch& epoch,
   }
 }
 
-// After the epoch's game threads are joined: flushes its shards, reports, and throws what went
+// After the epoch's search threads are joined: flushes its shards, reports, and throws what went
 // wrong (the monitor's error first). True when selfplay is over; false when the next model
 // takes over, which continues with *target.
 bool SelfplayRunner::EndEpoch(Epoch& epoch, const std::exception_ptr& monitor_error, bool have_next,
@@ -505,6 +578,11 @@ SelfplayStats SelfplayRunner::Run() {
   TENGEN_CHECK(!options_.devices.empty(), "devices must name at least one device");
   TENGEN_CHECK(static_cast<int>(options_.devices.size()) <= options_.num_game_threads,
                "devices must not outnumber num_game_threads");
+  TENGEN_CHECK(options_.num_search_threads >= 0, "num_search_threads must not be negative");
+  simulated_ = options_.devices.front() == kSimulatedDevice;
+  for (const std::string& device : options_.devices)
+    if ((device == kSimulatedDevice) != simulated_)
+      throw ConfigError("devices: sim (the stand-in GPU) cannot be mixed with real devices");
   const int max_size = CheckBoardSizes(game);
   const data::RowShape shape{game.pos_len, nn::kNumSpatialFeatures, nn::kNumGlobalFeatures,
                              nn::kFeatureVersion};
@@ -527,7 +605,7 @@ SelfplayStats SelfplayRunner::Run() {
     // only it touches the failed-model bookkeeping. If the epoch ends during a load, leaving
     // this scope waits for it.
     std::future<std::vector<std::unique_ptr<nn::Evaluator>>> loading;
-    // The game threads must be joined whatever happens here (a std::thread destroyed
+    // The search threads must be joined whatever happens here (a std::thread destroyed
     // unjoined ends the process), so a monitor error stops them first.
     std::exception_ptr monitor_error;
     try {
@@ -537,10 +615,10 @@ SelfplayStats SelfplayRunner::Run() {
       monitor_error = std::current_exception();
       failed_ = true;
     }
-    // Said once the stop is seen, whether the monitor or the game threads saw it first.
-    if (stop_.stop_requested())
-      logger_.Info("stop requested: dropping games in flight, publishing finished rows");
     for (std::thread& thread : threads) thread.join();
+    // The monitor says it when it saw the stop; the games may all have ended before it did.
+    if (stop_.stop_requested() && !stop_seen_)
+      logger_.Info("stop requested: the games in flight finished, publishing");
 
     if (EndEpoch(epoch, monitor_error, !next.empty(), &target)) break;
     evaluators = std::move(next);
@@ -551,6 +629,13 @@ SelfplayStats SelfplayRunner::Run() {
 }
 
 }  // namespace
+
+int SearchThreads(const SelfplayOptions& options) {
+  const int threads = options.num_search_threads > 0
+                          ? options.num_search_threads
+                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return std::max(1, std::min(threads, options.num_game_threads));
+}
 
 SelfplayStats RunSelfplay(const SelfplayOptions& options, Logger& logger, StopToken stop) {
   SelfplayRunner runner(options, logger, stop);

@@ -3,16 +3,18 @@
 // threads play the newest model against itself and publish training shards and SGFs under
 // the base directory, until stopped or until --max-games-total games have been started.
 //
-// Threads. num_game_threads game threads each play one game at a time (pipeline/game_runner.h)
-// with their own search trees and Rng. Every entry of `devices` gets its own evaluator (one
-// LoadModel call each; the random net when there is no model) inside its own
-// nn::BatchingServer, whose thread runs that device's batches; game thread i sends its leaves
-// to server i % devices.size(), and a server's batches hold up to min(nn_max_batch_size,
-// game threads assigned to it) positions. Naming a device twice ("cpu,cpu") runs two servers
-// on it: on a CPU each evaluator uses one torch thread, so a second server uses a second core.
-// Game threads mostly wait for their batch, so there are many more of them than cores. The
-// calling thread is the monitor: it logs progress, refreshes the heartbeat and polls models/
-// for a newer net.
+// Threads. num_game_threads games are in flight, each a game slot that plays one game after
+// another (pipeline/game_runner.h) with its own search trees and Rng. The slots run on fibers
+// (pipeline/fiber_pool.h), slot i on search thread i % num_search_threads: a game that waits
+// for the net suspends and its thread plays the next one, so thousands of games cost no more
+// per evaluation than a few. Every entry of `devices` gets its own evaluator (one LoadModel
+// call each; the random net when there is no model) inside its own nn::BatchingServer, whose
+// thread runs that device's batches; slot i sends its leaves to server i % devices.size(), and
+// a server's batches hold up to min(nn_max_batch_size, slots assigned to it) positions. Naming
+// a device twice ("cpu,cpu") runs two servers on it: on a CPU each evaluator uses one torch
+// thread, so a second server uses a second core; on a GPU one batch fills while another runs.
+// The calling thread is the monitor: it logs progress, refreshes the heartbeat and polls
+// models/ for a newer net.
 //
 // Output, per model (pipeline/base_dir.h):
 //   selfplay/<model>/tdata/<stem>.npz   rows of finished games (data/training_rows.h format)
@@ -49,18 +51,20 @@
 // directory changes (files still arriving by a non-atomic copy) or model_retry_interval
 // after the failure.
 //
-// Stopping. When `stop` is requested, no game starts, games in flight are dropped (they would
-// take minutes to finish), the finished games' rows and SGFs are published and RunSelfplay
-// returns, within a second or two. With max_games_total > 0, games are counted when they
-// start; once that many have started, the running ones finish, everything is published and
-// RunSelfplay returns. A game thread that throws logs the error and stops the others the same
-// way; RunSelfplay then publishes what is finished and throws Error.
+// Stopping. When `stop` is requested, no game starts and the games in flight play to the end,
+// for at most finish_games_seconds (then they are dropped); an urgent stop
+// (StopToken::urgent_requested: a second SIGINT) drops them at once. Then the finished games'
+// rows and SGFs are published and RunSelfplay returns. With max_games_total > 0, games are
+// counted when they start; once that many have started, the running ones finish, everything is
+// published and RunSelfplay returns. A game that throws logs the error and drops the others;
+// RunSelfplay then publishes what is finished and throws Error.
 
 #include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "nn/evaluator.h"
 #include "pipeline/game_runner.h"
 #include "pipeline/model_registry.h"
 #include "util/log.h"
@@ -72,13 +76,20 @@ struct SelfplayOptions {
   std::string base_dir;    // data goes to <base_dir>/selfplay/<model>, status to <base>/status
   std::string models_dir;  // where nets appear; normally <base_dir>/models
   GameParams game;         // board sizes, komi, rules, search, playout cap, pos_len
+  // Games in flight (the key keeps its old name: each game had a thread of its own; they now
+  // run on fibers, num_search_threads threads sharing them).
   int num_game_threads = 16;
+  // Threads that run the games (0: one per core, at most num_game_threads).
+  int num_search_threads = 0;
   // Largest NN batch of each server; capped at the number of game threads of that server (a
   // thread has one position in flight).
   int nn_max_batch_size = 16;
   // One batching server per entry ("cpu", "cuda", "cuda:N"; repeats allowed); at least one
   // entry and no more entries than game threads.
+  // "sim" entries (all or none) are the stand-in GPU of nn/evaluator.h: the random net
+  // answered after sim_timing's wait, for measuring the games' side alone.
   std::vector<std::string> devices{"cpu"};
+  nn::SimulatedDeviceTiming sim_timing;
   // 0 = play forever (until stopped).
   int64_t max_games_total = 0;
   int max_rows_per_file = 10000;  // KataGo's maxRowsPerTrainFile is 25000 for bigger runs
@@ -91,6 +102,9 @@ struct SelfplayOptions {
   // loses at most this much play; also how long a failed publication waits for its retry
   // (unless a full shard comes first). Must be positive.
   double max_shard_age_seconds = 600;
+  // After a stop request, how long the games in flight may take to finish before they are
+  // dropped (0: dropped at once); an urgent stop (a second SIGINT) drops them at once.
+  double finish_games_seconds = 60;
   std::chrono::milliseconds log_interval{30000};
   std::chrono::milliseconds heartbeat_interval{5000};
   // How to run a model from models/ (model_registry.h). Empty: only the random net works.
@@ -108,5 +122,12 @@ struct SelfplayStats {
 };
 
 SelfplayStats RunSelfplay(const SelfplayOptions& options, Logger& logger, StopToken stop);
+
+// The device name of the stand-in GPU (nn::SimulatedDeviceEvaluator).
+inline constexpr char kSimulatedDevice[] = "sim";
+
+// The threads that run the games: num_search_threads, or one per core when that is 0; never
+// more than num_game_threads.
+int SearchThreads(const SelfplayOptions& options);
 
 }  // namespace tengen::pipeline

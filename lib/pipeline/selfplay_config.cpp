@@ -35,7 +35,9 @@ bool IsDevice(const std::string& device) {
 
 }  // namespace
 
-std::vector<std::string> ParseDeviceList(const std::string& key, const std::string& text) {
+std::vector<std::string> ParseDeviceList(const std::string& key, const std::string& text,
+                                         bool allow_sim) {
+  const char* const expected = allow_sim ? "cpu, cuda, cuda:N or sim" : "cpu, cuda or cuda:N";
   std::vector<std::string> devices;
   // getline drops a trailing empty entry ("cpu,"), so count the commas instead.
   size_t begin = 0;
@@ -45,11 +47,11 @@ std::vector<std::string> ParseDeviceList(const std::string& key, const std::stri
         Trim(text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin));
     if (entry.empty())
       throw ConfigError("bad value '" + text + "' for " + key +
-                        ": empty entry (expected a comma-separated list of cpu, cuda or cuda:N, "
-                        "e.g. \"cpu,cpu\" or \"cuda:0,cuda:1\")");
-    if (!IsDevice(entry))
+                        ": empty entry (expected a comma-separated list of " + expected +
+                        ", e.g. \"cpu,cpu\" or \"cuda:0,cuda:1\")");
+    if (!IsDevice(entry) && !(allow_sim && entry == kSimulatedDevice))
       throw ConfigError("bad value '" + text + "' for " + key + ": unknown device '" + entry +
-                        "' (expected cpu, cuda or cuda:N)");
+                        "' (expected " + expected + ")");
     devices.push_back(entry);
     if (comma == std::string::npos) break;
     begin = comma + 1;
@@ -212,9 +214,11 @@ OptionTable<SelfplayOptions> SelfplayOptionTable() {
            "stop after starting this many games, once they finish (0: run until stopped)")
       .Nested(&O::game, GameOptionTable())
       .Nested(&O::game, SelfplayGameOptionTable())
-      .Int("num_game_threads", &O::num_game_threads, 1, 4096,
-           "concurrent games (they mostly wait for NN batches, so many per core)")
-      .Int("nn_max_batch_size", &O::nn_max_batch_size, 1, 4096, "largest NN batch")
+      .Int("num_game_threads", &O::num_game_threads, 1, 65536,
+           "games in flight (they mostly wait for NN batches, so many per core)")
+      .Int("num_search_threads", &O::num_search_threads, 0, 4096,
+           "threads that run the games in flight, on fibers (0: one per core)")
+      .Int("nn_max_batch_size", &O::nn_max_batch_size, 1, 65536, "largest NN batch")
       .Custom(
           [](ConfigSpec& spec, const O& d) {
             std::string devices;
@@ -222,11 +226,19 @@ OptionTable<SelfplayOptions> SelfplayOptionTable() {
               devices += (devices.empty() ? "" : ",") + device;
             spec.String("devices", devices,
                         "one NN batching server per entry, e.g. \"cpu\", \"cpu,cpu\", "
-                        "\"cuda:0,cuda:1\"; game threads are shared out round-robin");
+                        "\"cuda:0,cuda:1\"; games are shared out round-robin; \"sim\": a "
+                        "stand-in GPU (the random net, answered after sim_batch_micros + rows * "
+                        "sim_row_micros)");
           },
           [](const Config& config, O& o) {
-            o.devices = ParseDeviceList("devices", config.GetString("devices"));
+            o.devices = ParseDeviceList("devices", config.GetString("devices"), true);
           })
+      .Nested(&O::sim_timing,
+              OptionTable<nn::SimulatedDeviceTiming>()
+                  .Double("sim_batch_micros", &nn::SimulatedDeviceTiming::batch_micros, 0, 1e7,
+                          "devices = sim: microseconds per batch")
+                  .Double("sim_row_micros", &nn::SimulatedDeviceTiming::row_micros, 0, 1e6,
+                          "devices = sim: microseconds per row of a batch"))
       .Custom([](ConfigSpec& spec, const O&) { DeclarePlayPrecisionOption(spec); }, {})
       // The npz writer refuses members of 4 GiB or more; at pos_len 19 the float policy array
       // alone takes 1448 bytes a row, so a million rows keep every member well below that.
@@ -237,6 +249,9 @@ OptionTable<SelfplayOptions> SelfplayOptionTable() {
       .Int("seed", &O::seed, 0, kMaxSeed, "master seed of the per-game seeds (0: from entropy)")
       .Seconds("model_check_seconds", &O::model_check_interval, 0.1, 86400,
                "how often to look for a newer model")
+      .Double("finish_games_seconds", &O::finish_games_seconds, 0, 86400,
+              "after a stop request (SIGINT), how long the games in flight may take to finish "
+              "before they are dropped (a second SIGINT drops them at once)")
       .Seconds("log_seconds", &O::log_interval, 0.1, 86400, "how often to log progress");
 }
 

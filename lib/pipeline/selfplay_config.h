@@ -39,9 +39,10 @@ GameParams SelfplayDefaultGame();
 void DeclarePlayPrecisionOption(ConfigSpec& spec);
 
 // Parses the devices list "cpu,cuda:0,cuda:1": comma-separated, spaces around entries
-// ignored, each entry cpu, cuda or cuda:N. Throws ConfigError naming `key` and the text for an
-// empty list, an empty entry or an unknown device.
-std::vector<std::string> ParseDeviceList(const std::string& key, const std::string& text);
+// ignored, each entry cpu, cuda or cuda:N (or sim, the stand-in GPU, where allow_sim). Throws
+// ConfigError naming `key` and the text for an empty list, an empty entry or an unknown device.
+std::vector<std::string> ParseDeviceList(const std::string& key, const std::string& text,
+                                         bool allow_sim = false);
 // The same for a key that takes exactly one device; ConfigError for a list.
 std::string ParseSingleDevice(const std::string& key, const std::string& text);
 

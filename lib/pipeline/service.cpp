@@ -10,8 +10,8 @@
 namespace tengen::pipeline {
 
 std::unique_ptr<Logger> StartService(const std::string& program, const std::string& base_dir,
-                                     const Config& config) {
-  InstallStopSignalHandlers();
+                                     const Config& config, bool two_stage_stop) {
+  InstallStopSignalHandlers(two_stage_stop);
   auto logger = std::make_unique<Logger>(ParseLogLevel(config.GetString("log_level")));
   logger->OpenFile(LogsDir(base_dir, program) + "/" + HostPid() + ".log");
   logger->Info(StartupMessage("tengen-" + program, config));

@@ -24,9 +24,10 @@ namespace tengen::pipeline {
 // The start of tengen-<program> once its options are read: SIGINT and SIGTERM request a stop
 // (util/signals.h), and a logger at the config's log_level that also writes
 // <base>/logs/<program>/<host>-<pid>.log has logged the start-up message (version and every
-// option's value).
+// option's value). two_stage_stop: the second signal requests an urgent stop and only the third
+// ends the process (util/signals.h; selfplay, whose graceful stop finishes games).
 std::unique_ptr<Logger> StartService(const std::string& program, const std::string& base_dir,
-                                     const Config& config);
+                                     const Config& config, bool two_stage_stop = false);
 
 // How often a program's monitor (the thread that watches its game threads) wakes to see
 // whether they are done, refresh the heartbeat and publish what is due.

@@ -159,6 +159,8 @@ LeafEvaluation Search::Expand(Node& node, const go::GameState& state, int depth)
   std::array<go::Color, go::kMaxArraySize> owner{};
   if (skip_own_area) owner = go::AreaOwnership(state.board());
   node.children.clear();
+  // Every point and the pass at most: one allocation, where growing by doubling made seven.
+  node.children.reserve(static_cast<size_t>(size) * size + 1);
   double total = 0;
   for (int y = 0; y < size; ++y) {
     for (int x = 0; x < size; ++x) {

@@ -13,10 +13,27 @@ std::atomic<bool>& SignalFlag() {
   return flag;
 }
 
-// The first SIGINT or SIGTERM sets the flag and restores the default action for both, so the
-// second one (of either kind) ends the process at once, without any exit() call of ours.
-// sigaction is async-signal-safe.
+std::atomic<bool>& UrgentFlag() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+
+// Whether the second signal sets the urgent flag rather than ending the process.
+std::atomic<bool>& TwoStage() {
+  static std::atomic<bool> two_stage{false};
+  return two_stage;
+}
+
+// The first SIGINT or SIGTERM sets the flag; in two stages the second sets the urgent flag.
+// The last handled signal restores the default action for both, so the next one (of either
+// kind) ends the process at once, without any exit() call of ours. sigaction is
+// async-signal-safe.
 extern "C" void HandleStopSignal(int) {
+  if (TwoStage().load() && !SignalFlag().load()) {
+    SignalFlag().store(true);
+    return;
+  }
+  if (SignalFlag().load()) UrgentFlag().store(true);
   SignalFlag().store(true);
   struct sigaction default_action {};
   default_action.sa_handler = SIG_DFL;
@@ -27,7 +44,7 @@ extern "C" void HandleStopSignal(int) {
 
 }  // namespace
 
-StopToken StopToken::FromSignals() { return StopToken(&SignalFlag()); }
+StopToken StopToken::FromSignals() { return StopToken(&SignalFlag(), &UrgentFlag()); }
 
 bool StopToken::SleepFor(std::chrono::milliseconds duration) const {
   constexpr std::chrono::milliseconds kSlice(50);
@@ -41,9 +58,10 @@ bool StopToken::SleepFor(std::chrono::milliseconds duration) const {
   return true;
 }
 
-void InstallStopSignalHandlers() {
+void InstallStopSignalHandlers(bool two_stage) {
   // After the first signal the default action must stay: the next signal ends the process.
   if (SignalFlag().load()) return;
+  TwoStage().store(two_stage);
   struct sigaction action {};
   action.sa_handler = HandleStopSignal;
   sigemptyset(&action.sa_mask);

@@ -9,12 +9,22 @@
 //   NCCL process group exists only in CUDA builds of libtorch, which define USE_C10D_NCCL
 //   (distributed.cpp, the only user, includes it under that define).
 // - InferenceMode and NoGradGuard are the same in both.
+// - TF32: both let cuDNN run fp32 convolutions in TF32 (a 10-bit mantissa) unless told not to;
+//   the switches below exist in both (newer versions also take a per-op precision).
 
 #include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 
 namespace tengen::nn {
+
+// fp32 on CUDA means IEEE fp32, as on the CPU: TF32 off for cuDNN convolutions (libtorch's
+// default is on) and cuBLAS matmuls. Process-wide; called for every CUDA device tengen uses.
+// bf16 and fp16 are unaffected (they are not fp32 maths).
+inline void UseIeeeFp32OnCuda() {
+  at::globalContext().setAllowTF32CuDNN(false);
+  at::globalContext().setAllowTF32CuBLAS(false);
+}
 
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
 #define TENGEN_AUTOCAST_BY_DEVICE_TYPE 1

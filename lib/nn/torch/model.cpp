@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "nn/features.h"
+#include "nn/torch/compat.h"
 #include "nn/torch/net.h"
 #include "util/checksum.h"
 #include "util/error.h"
@@ -155,6 +156,7 @@ torch::Device ParseDevice(const std::string& text) {
     throw ConfigError(
         StrCat("device '", text, "': only ", torch::cuda::device_count(), " CUDA devices"));
   }
+  UseIeeeFp32OnCuda();  // every CUDA device tengen runs comes through here
   return *device;
 }
 

@@ -1,0 +1,160 @@
+// Games on fibers: RunFibers runs every body to its end (sleepers included) and passes on an
+// escaped exception, and a game played on a fiber through the batching server gives exactly
+// the moves and training rows it gives on a thread of its own, for the same seed.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "nn/batching.h"
+#include "nn/features.h"
+#include "pipeline/fiber_pool.h"
+#include "pipeline/game_runner.h"
+#include "pipeline/net_leaf_evaluator.h"
+
+namespace tengen::pipeline {
+namespace {
+
+TEST_CASE("fiber pool: every body runs to its end, sleepers and errors included") {
+  std::vector<std::string> log;
+  std::vector<std::function<void(FiberTask&)>> bodies;
+  for (int i = 0; i < 3; ++i) {
+    bodies.push_back([&log, i](FiberTask& task) {
+      log.push_back("start " + std::to_string(i));
+      task.SleepFor(std::chrono::milliseconds(10 * (3 - i)));  // the last one wakes first
+      log.push_back("end " + std::to_string(i));
+    });
+  }
+  const auto start = std::chrono::steady_clock::now();
+  RunFibers(std::move(bodies));
+  // The three sleeps overlap: about 30 ms in all, not 60.
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(55));
+  CHECK(log ==
+        std::vector<std::string>{"start 0", "start 1", "start 2", "end 2", "end 1", "end 0"});
+
+  std::atomic<int> finished{0};
+  std::vector<std::function<void(FiberTask&)>> failing;
+  failing.push_back([](FiberTask&) { throw std::runtime_error("slot broke"); });
+  failing.push_back([&finished](FiberTask& task) {
+    task.SleepFor(std::chrono::milliseconds(5));
+    ++finished;
+  });
+  CHECK_THROWS_WITH_AS(RunFibers(std::move(failing)), "slot broke", std::runtime_error);
+  CHECK(finished == 1);  // the others still ran to their end
+}
+
+// A deterministic net that is not uniform: each point's policy logit and ownership come from
+// the input planes at that point only, so the answer does not depend on the symmetry drawn,
+// and the value and score from the global inputs and the stone counts.
+class PointwiseEvaluator : public nn::Evaluator {
+ public:
+  explicit PointwiseEvaluator(int pos_len) : pos_len_(pos_len) {}
+  void Evaluate(const nn::EvalBatch& batch, nn::EvalOutput* output) override {
+    output->Resize(batch.size, pos_len_);
+    const int area = pos_len_ * pos_len_;
+    for (int i = 0; i < batch.size; ++i) {
+      const float* spatial =
+          batch.spatial.data() + static_cast<size_t>(i) * nn::kNumSpatialFeatures * area;
+      const float* global = batch.global.data() + static_cast<size_t>(i) * nn::kNumGlobalFeatures;
+      float stones = 0;
+      for (int p = 0; p < area; ++p) {
+        float logit = 0;
+        for (int c = 0; c < nn::kNumSpatialFeatures; ++c)
+          logit += spatial[c * area + p] * static_cast<float>((c * 7) % 5 - 2) * 0.3f;
+        output->policy_logits[static_cast<size_t>(i) * (area + 1) + p] = logit;
+        output->ownership[static_cast<size_t>(i) * area + p] =
+            spatial[area + p] - spatial[2 * area + p];
+        stones += spatial[area + p] - spatial[2 * area + p];
+      }
+      output->policy_logits[static_cast<size_t>(i) * (area + 1) + area] = -1.0f;
+      output->value_logits[3 * i] = 0.1f * stones + global[0];
+      output->value_logits[3 * i + 1] = -0.1f * stones;
+      output->value_logits[3 * i + 2] = -3.0f;
+      output->score[i] = stones;
+    }
+  }
+  std::string model_name() const override { return "pointwise"; }
+  int pos_len() const override { return pos_len_; }
+
+ private:
+  int pos_len_;
+};
+
+GameParams SmallGame() {
+  GameParams params;
+  params.board_sizes = {{5, 1.0}};
+  params.pos_len = 5;
+  params.komis = {{6.5, 1.0}};
+  params.playout_cap = {16, 6, 0.5};
+  return params;
+}
+
+// Everything a game produced that depends on its search: moves, result and every row's targets.
+std::string Fingerprint(const FinishedGame& game) {
+  std::ostringstream text;
+  text << game.sgf.result << " moves";
+  for (const go::Move& move : game.sgf.moves) text << ' ' << move.loc;
+  for (const data::TrainingRow& row : game.rows) {
+    text << "\nturn " << row.turn << " value " << row.value[0] << ' ' << row.value[1] << " score "
+         << row.score << " policy";
+    for (float p : row.policy) text << ' ' << p;
+  }
+  return text.str();
+}
+
+TEST_CASE("fiber pool: a game on a fiber plays as on a thread of its own, seed for seed") {
+  const GameParams params = SmallGame();
+  const std::vector<uint64_t> seeds = {11, 12, 13, 14, 15, 16};
+  const auto never = [] { return false; };
+
+  // Each game alone on this thread, blocking on the server for every leaf.
+  std::vector<std::string> alone;
+  {
+    nn::BatchingServer server(std::make_unique<PointwiseEvaluator>(5), nn::BatchingOptions{1});
+    Rng rng(1);
+    NetLeafEvaluator leaf(server, rng);
+    const Player player{&leaf, "pointwise"};
+    for (uint64_t seed : seeds) {
+      FinishedGame game;
+      REQUIRE(PlayGame(params, player, player, seed, never, &game));
+      alone.push_back(Fingerprint(game));
+    }
+  }
+
+  // All six at once on fibers of two threads, batched together.
+  std::vector<std::string> on_fibers(seeds.size());
+  nn::BatchingServer server(std::make_unique<PointwiseEvaluator>(5), nn::BatchingOptions{6});
+  std::vector<std::vector<std::function<void(FiberTask&)>>> bodies(2);
+  for (size_t i = 0; i < seeds.size(); ++i) {
+    bodies[i % 2].push_back([&, i](FiberTask& task) {
+      Rng rng(100 + i);  // a different symmetry stream: the answers must not depend on it
+      NetLeafEvaluator leaf(server, rng, true, &task);
+      server.AddClient();
+      const Player player{&leaf, "pointwise"};
+      FinishedGame game;
+      // Assertions stay on the main thread: a failed game leaves its fingerprint empty.
+      if (PlayGame(params, player, player, seeds[i], never, &game))
+        on_fibers[i] = Fingerprint(game);
+      server.RemoveClient();
+    });
+  }
+  std::thread other([&bodies] { RunFibers(std::move(bodies[1])); });
+  RunFibers(std::move(bodies[0]));
+  other.join();
+  for (size_t i = 0; i < seeds.size(); ++i) {
+    INFO("seed " << seeds[i]);
+    CHECK(on_fibers[i] == alone[i]);
+    CHECK(on_fibers[i].find("turn") != std::string::npos);  // rows were recorded
+  }
+  // Batched: the six games shared batches.
+  CHECK(server.stats().MeanBatchSize() > 1.5);
+}
+
+}  // namespace
+}  // namespace tengen::pipeline
