@@ -251,6 +251,55 @@ TEST_CASE(
   CHECK(first.value_logits[0] == 2.0f);
 }
 
+TEST_CASE("batching: threads keeping many rows in flight, written at odd moments, all answered") {
+  // Rows are reserved, and submitted a little later, from four threads at once with batches
+  // that rarely fill: every way a batch can become due (full, everyone waiting, max_wait, its
+  // last row submitted late) happens many times. A lost wake-up would hang the test.
+  std::vector<int> batch_sizes;
+  BatchingOptions options;
+  options.max_batch_size = 5;
+  options.max_wait = std::chrono::microseconds(50);
+  BatchingServer server(std::make_unique<EchoEvaluator>(kRowPosLen, &batch_sizes), options);
+  constexpr int kThreads = 4, kInFlight = 7, kRows = 3000;
+  for (int i = 0; i < kThreads * kInFlight; ++i) server.AddClient();
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      Doorbell bell;
+      std::vector<RowOutput> outputs(kInFlight);
+      std::vector<int> sent(kInFlight, 0);
+      int submitted = 0, answered = 0;
+      const auto submit = [&](int tag) {
+        const BatchingServer::Slot slot = server.Reserve();
+        if (submitted % 3 == t % 3) std::this_thread::yield();  // a row written late
+        WriteEcho(slot, static_cast<float>(t), static_cast<float>(submitted));
+        sent[static_cast<size_t>(tag)] = submitted++;
+        server.Submit(slot, &outputs[static_cast<size_t>(tag)], &bell, static_cast<uint64_t>(tag));
+      };
+      for (int tag = 0; tag < kInFlight; ++tag) submit(tag);
+      std::vector<uint64_t> tags;
+      while (answered < submitted) {
+        tags.clear();
+        bell.Wait(&tags);
+        for (uint64_t tag : tags) {
+          ++answered;
+          const RowOutput& out = outputs[tag];
+          if (out.policy_logits[0] != static_cast<float>(t) ||
+              out.value_logits[0] != static_cast<float>(sent[tag]))
+            ++wrong;
+          if (submitted < kRows) submit(static_cast<int>(tag));
+        }
+      }
+      for (int i = 0; i < kInFlight; ++i) server.RemoveClient();
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  CHECK(wrong == 0);
+  CHECK(server.stats().positions == kThreads * kRows);
+  CHECK(*std::max_element(batch_sizes.begin(), batch_sizes.end()) <= 5);
+}
+
 // Holds its first batch until released, so that a test can fill more while it runs.
 class GatedEvaluator : public Evaluator {
  public:

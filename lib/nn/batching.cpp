@@ -94,11 +94,15 @@ void BatchingServer::Submit(const Slot& slot, RowOutput* output, Doorbell* bell,
     batch->requests[static_cast<size_t>(slot.row)] = Request{output, bell, tag};
     if (batch->submitted++ == 0) batch->first_submit = Clock::now();
     ++in_flight_;
-    // The server sleeps until something is due: a closed batch complete, the first row of a
-    // partial batch (its max_wait starts), or every client waiting.
-    const bool complete = batch->submitted == batch->reserved;
-    wake = server_waiting_ && ((complete && batch != filling_) || batch->submitted == 1 ||
-                               (clients_ > 0 && in_flight_ >= clients_));
+    // The server sleeps until something is due: the first row of a partial batch (its
+    // max_wait starts), or a batch complete (no row still being written) that may run: closed
+    // (full), or partial and past its max_wait or with every client waiting.
+    if (server_waiting_) {
+      const bool complete = batch->submitted == batch->reserved;
+      wake = batch->submitted == 1 ||
+             (complete && (batch != filling_ || (clients_ > 0 && in_flight_ >= clients_) ||
+                           Clock::now() >= batch->first_submit + options_.max_wait));
+    }
   }
   if (wake) work_ready_.notify_one();
 }
@@ -143,10 +147,15 @@ BatchingServer::Batch* BatchingServer::NextBatch(Clock::time_point* wake) {
     return batch;
   }
   Batch* batch = filling_;
-  if (batch == nullptr || batch->submitted == 0 || batch->submitted < batch->reserved)
-    return nullptr;
+  if (batch == nullptr || batch->submitted == 0) return nullptr;
   const Clock::time_point due = batch->first_submit + options_.max_wait;
-  if (stopping_ || (clients_ > 0 && in_flight_ >= clients_) || Clock::now() >= due) {
+  const bool ready = stopping_ || (clients_ > 0 && in_flight_ >= clients_) || Clock::now() >= due;
+  if (batch->submitted < batch->reserved) {
+    // A row is still being written: its Submit wakes the server if the batch is due by then.
+    if (!ready) *wake = due;
+    return nullptr;
+  }
+  if (ready) {
     filling_ = nullptr;
     return batch;
   }
