@@ -9,7 +9,13 @@ momentum 0.9, channels_last, on random full-board 9x9 rows: the "equivalent PyTo
 loop" of the trainer's speed bar. A benchmark only: nothing in tengen runs Python.
 
     python3 bench/train_bench_pytorch.py --threads 1 --runs 5 --seconds 3 [--bf16]
-Needs Debian's python3-torch (apt-get install python3-torch).
+    python3 bench/train_bench_pytorch.py --device cuda --precision fp16 --batch-size 1024
+    python3 bench/train_bench_pytorch.py --device cuda --precision fp16 --forward   # evals/s
+
+--forward times the net's forward pass alone (eval mode, no gradients): the baseline for
+tengen-bench-nn. On CUDA the inputs live on the GPU, fp16 and bf16 are autocast (fp16 training
+with a GradScaler), and each timed run ends with a synchronize.
+Needs Debian's python3-torch (apt-get install python3-torch) on a CPU, a CUDA torch on a GPU.
 """
 import argparse
 import statistics
@@ -148,8 +154,17 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=3.0)
-    ap.add_argument("--bf16", action="store_true", help="CPU autocast to bfloat16")
+    ap.add_argument("--bf16", action="store_true", help="same as --precision bf16")
+    ap.add_argument("--precision", choices=["fp32", "bf16", "fp16"], default="fp32",
+                    help="autocast dtype (fp32: off)")
+    ap.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
+    ap.add_argument("--forward", action="store_true", help="time the forward pass alone")
     a = ap.parse_args()
+    if a.bf16:
+        a.precision = "bf16"
+    device = torch.device(a.device)
+    dtype = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[a.precision]
+    autocast = a.precision != "fp32"
     torch.set_num_threads(a.threads)
     torch.manual_seed(1)
     n, l = a.batch_size, a.pos_len
@@ -166,17 +181,35 @@ def main():
     st = torch.randint(-20, 21, (n,)).float()
     ot = (torch.randint(0, 3, (n, area)) - 1).float()
     w = torch.ones(n)
-    t = (spatial, pt, vt, st, ot, w)
-    net = Net(a.blocks, a.channels).to(memory_format=torch.channels_last)
+    spatial, glob = spatial.to(device), glob.to(device)
+    t = tuple(x.to(device) for x in (spatial, pt, vt, st, ot, w))
+    net = Net(a.blocks, a.channels).to(device).to(memory_format=torch.channels_last)
     opt = torch.optim.SGD(net.parameters(), lr=1e-6, momentum=0.9)
+    if hasattr(torch.amp, "GradScaler"):
+        scaler = torch.amp.GradScaler(device.type, enabled=a.precision == "fp16")
+    else:  # torch before 2.3 (Debian's 1.13)
+        scaler = torch.cuda.amp.GradScaler(enabled=a.precision == "fp16")
 
-    def step():
+    def train_step():
         opt.zero_grad()
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.bf16):
+        with torch.autocast(device.type, dtype=dtype, enabled=autocast):
             out = net(spatial, glob)
             loss = losses(out, t)
-        loss.backward()
-        opt.step()
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+
+    def forward_step():
+        with torch.inference_mode(), torch.autocast(device.type, dtype=dtype, enabled=autocast):
+            net(spatial, glob)
+
+    if a.forward:
+        net.eval()
+    step = forward_step if a.forward else train_step
+
+    def sync():
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
 
     def timed(seconds):
         start = time.perf_counter()
@@ -184,14 +217,18 @@ def main():
         while True:
             step()
             samples += n
+            if samples // n % 8:
+                continue
+            sync()  # CUDA runs ahead of Python: the clock must count finished work only
             elapsed = time.perf_counter() - start
             if elapsed >= seconds:
                 return samples / elapsed
 
     timed(a.seconds / 4)
     rates = [timed(a.seconds) for _ in range(a.runs)]
+    what = "forward evals/s" if a.forward else "samples/s"
     print(f"pytorch-python b{a.blocks}c{a.channels} pos_len {l} batch {n} threads {a.threads} "
-          f"{'bf16' if a.bf16 else 'fp32'}: median {statistics.median(rates):.0f} samples/s "
+          f"{a.device} {a.precision}: median {statistics.median(rates):.0f} {what} "
           f"over {a.runs} runs ({', '.join(f'{x:.0f}' for x in rates)})")
 
 

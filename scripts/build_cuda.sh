@@ -8,8 +8,13 @@
 # their pinned NVIDIA wheels on PyPI, the same way. Nothing else is downloaded; the wheels are checked against their SHA-256
 # and kept in the cache, so a second run needs no network.
 #
-#   scripts/build_cuda.sh [--test [ctest arguments...]]
+#   scripts/build_cuda.sh [--torch-version V] [--test [ctest arguments...]]
 #
+#   --torch-version V  build against torch V's wheel instead of the pinned one (e.g. 2.11.0, to
+#             match the PyTorch already installed on a GPU machine that has no compiler, so
+#             that the build can use its libtorch): the NVIDIA wheels come at the versions that
+#             torch V's metadata asks for; nothing is checked against pinned hashes (their
+#             SHA-256 are printed), and the build goes to build/cuda-torchV
 #   --test    then run every test against this build (scripts/test.sh --torch); tests that
 #             need a GPU say so and are skipped on a machine without one
 #
@@ -33,6 +38,13 @@ wheels=(
 )
 
 run_tests=0
+unpinned=0
+if [[ ${1:-} == --torch-version ]]; then
+  [[ -n ${2:-} ]] || { echo "build_cuda.sh: --torch-version needs a version, e.g. 2.11.0" >&2; exit 2; }
+  [[ $2 == "$torch_version" ]] || unpinned=1
+  torch_version=$2
+  shift 2
+fi
 if [[ ${1:-} == --test ]]; then
   run_tests=1
   shift
@@ -80,6 +92,44 @@ fetch_wheels() {
     fail "could not fetch the pinned wheels from PyPI (is the registry reachable? pip's message is above)"
 }
 
+# For --torch-version: fetches torch V and the NVIDIA wheels its metadata pins into
+# $cache/wheels/V/, and lists them in `wheels` with the SHA-256 of what arrived.
+fetch_unpinned_wheels() {
+  local dir=$cache/wheels/$torch_version file deps spec
+  local platforms=(--platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64
+    --platform manylinux_2_18_x86_64 --platform manylinux2014_x86_64)
+  local pip_args=(download --no-deps --only-binary=:all: "${platforms[@]}" --python-version 3.11
+    --implementation cp --abi cp311 --abi none -d "$dir")
+  mkdir -p "$dir"
+  "${pip[@]}" --version > /dev/null 2>&1 || fail "pip is missing (${pip[*]}): install python3-pip"
+  if ! compgen -G "$dir/torch-$torch_version-*.whl" > /dev/null; then
+    echo "build_cuda.sh: fetching torch $torch_version from PyPI into $dir" >&2
+    "${pip[@]}" "${pip_args[@]}" "torch==$torch_version" ||
+      fail "could not fetch torch==$torch_version from PyPI (pip's message is above)"
+  fi
+  file=$(compgen -G "$dir/torch-$torch_version-*.whl" | head -1)
+  # The libraries libtorch links that a CUDA toolkit lacks, at the versions torch pins.
+  deps=$(python3 - "$file" << 'PY'
+import re, sys, zipfile
+wheel = zipfile.ZipFile(sys.argv[1])
+meta = next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
+for line in wheel.read(meta).decode().splitlines():
+    m = re.match(r"Requires-Dist: (nvidia-(?:cusparselt|nvshmem|cufile|nccl)[a-z0-9-]*) ?==([0-9.]+)", line)
+    if m:
+        print(f"{m.group(1)}=={m.group(2)}")
+PY
+  ) || fail "cannot read the metadata of $file"
+  [[ -n $deps ]] || fail "torch $torch_version's metadata names no NVIDIA CUDA 13 wheels (not a CUDA 13 build?)"
+  # shellcheck disable=SC2086
+  "${pip[@]}" "${pip_args[@]}" $deps || fail "could not fetch $deps from PyPI (pip's message is above)"
+  wheels=()
+  for file in "$dir"/*.whl; do
+    spec=$(basename "$file" | cut -d- -f1-2 | sed 's/-/==/; s/_/-/g')
+    wheels+=("$spec $(sha256sum "$file" | cut -d' ' -f1) $torch_version/$(basename "$file")")
+    echo "build_cuda.sh: $(basename "$file") sha256 ${wheels[-1]#* }" >&2
+  done
+}
+
 # Unpacks libtorch (torch/{include,lib,share}) and the extra libraries into $prefix, laid out as
 # in site-packages so that libtorch_cuda's RPATH ($ORIGIN/../../nvidia/...) finds them.
 unpack() {
@@ -111,7 +161,7 @@ unpack() {
 }
 
 check_toolkit
-fetch_wheels
+if ((unpinned)); then fetch_unpinned_wheels; else fetch_wheels; fi
 unpack
 ensure_packages g++ cmake make
 # -rpath-link: the linker must take NCCL from the wheel (libtorch_cuda's own RPATH, as the

@@ -20,6 +20,9 @@
 #   --games-per-cycle N   selfplay games per cycle (default 100)
 #   --configs DIR         directory with selfplay.cfg shuffler.cfg trainer.cfg exporter.cfg
 #                         gatekeeper.cfg (default: the repository's configs/)
+#   --gpu                 one NVIDIA GPU (a CUDA build, TENGEN_BIN): each program also reads
+#                         configs/gpu/PROGRAM.cfg where there is one, after its own config
+#                         (docs/GPU.md)
 #   --set-PROGRAM K=V     an extra --set for one program (selfplay, shuffler, trainer, exporter,
 #                         gatekeeper); repeatable; wins over the loop's own settings below
 #   --ladder-games N      after each cycle, play the newest accepted model N games against the
@@ -49,6 +52,7 @@ games=100
 ladder_games=0
 ladder_visits=100
 configs=$root/configs
+gpu_configs=""
 # Extra --set arguments per program, one array each (values may hold spaces).
 sets_selfplay=() sets_shuffler=() sets_trainer=() sets_exporter=() sets_gatekeeper=() sets_match=()
 while (($#)); do
@@ -56,6 +60,7 @@ while (($#)); do
     --cycles) cycles=$2; shift 2 ;;
     --games-per-cycle) games=$2; shift 2 ;;
     --configs) configs=$2; shift 2 ;;
+    --gpu) gpu_configs=$root/configs/gpu; shift ;;
     --ladder-games) ladder_games=$2; shift 2 ;;
     --ladder-visits) ladder_visits=$2; shift 2 ;;
     --set-selfplay|--set-shuffler|--set-trainer|--set-exporter|--set-gatekeeper)
@@ -177,6 +182,7 @@ run_stage() {
   stage_start=$offset
   local command=("$bin/tengen-$program")
   [[ -f $configs/$program.cfg ]] && command+=(--config "$configs/$program.cfg" --output-dir "$base")
+  [[ -n $gpu_configs && -f $gpu_configs/$program.cfg ]] && command+=(--config "$gpu_configs/$program.cfg")
   local -n extra=sets_$program
   setsid "${command[@]}" "$@" "${extra[@]}" >> "$console_log" 2>&1 &
   stage_pid=$!

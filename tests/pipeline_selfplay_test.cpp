@@ -180,7 +180,7 @@ TEST_CASE("selfplay: devices=cpu,cpu runs two servers, a bad devices list exits 
   const ProcessResult result = RunProcess(argv);
   INFO(result.output);
   REQUIRE(result.exit_code == 0);
-  CHECK(result.output.find("2 NN servers cpu (2 threads") != std::string::npos);
+  CHECK(result.output.find("2 NN servers cpu (2 games") != std::string::npos);
   CHECK(result.output.find("games 4") != std::string::npos);
   CHECK(!FilesWith(TdataDir(base.path(), "random"), ".npz").empty());
 

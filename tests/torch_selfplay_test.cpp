@@ -63,8 +63,11 @@ TEST_CASE("torch loader: precision auto and the NHWC layout follow the CPU's fla
   CHECK(pipeline::InferenceChannelsLast("fp32", "cuda:0", avx2));
   // A flag's name inside another's (avx512f in avx512fp16) is not the flag.
   CHECK_FALSE(pipeline::InferenceChannelsLast("fp32", "cpu", "flags : avx2 avx512fp16"));
-  // auto is fp32 on CUDA; explicit precisions pass through.
-  CHECK(pipeline::ResolvePrecision("auto", "cuda") == "fp32");
+  // auto is fp16 on CUDA; explicit precisions pass through.
+  CHECK(pipeline::ResolvePrecision("auto", "cuda") == "fp16");
+  CHECK(pipeline::ResolvePrecision("auto", "cuda:1") == "fp16");
+  CHECK(pipeline::ResolvePrecision("fp32", "cuda") == "fp32");
+  CHECK(pipeline::ResolvePrecision("auto", "cuda", /*training=*/true) == "fp32");
   CHECK(pipeline::ResolvePrecision("bf16", "cpu") == "bf16");
 }
 

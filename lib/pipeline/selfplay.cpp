@@ -438,8 +438,9 @@ void SelfplayRunner::BeginEpoch(Epoch& epoch,
     const int server_slots =
         options_.num_game_threads / num_servers + (s < options_.num_game_threads % num_servers);
     const int batch_size = std::min(options_.nn_max_batch_size, server_slots);
-    epoch.servers.push_back(std::make_unique<nn::BatchingServer>(std::move(evaluators[s]),
-                                                                 nn::BatchingOptions{batch_size}));
+    epoch.servers.push_back(std::make_unique<nn::BatchingServer>(
+        std::move(evaluators[s]),
+        nn::BatchingOptions{batch_size, std::chrono::microseconds(options_.nn_max_wait_micros)}));
     servers_text += StrCat((s == 0 ? "" : ", "), options_.devices[s], " (", server_slots,
                            " games, batches up to ", batch_size, ")");
   }

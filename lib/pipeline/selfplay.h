@@ -84,6 +84,8 @@ struct SelfplayOptions {
   // Largest NN batch of each server; capped at the number of game threads of that server (a
   // thread has one position in flight).
   int nn_max_batch_size = 16;
+  // How long a partial batch waits for stragglers (nn::BatchingOptions::max_wait).
+  int nn_max_wait_micros = 2000;
   // One batching server per entry ("cpu", "cuda", "cuda:N"; repeats allowed); at least one
   // entry and no more entries than game threads.
   // "sim" entries (all or none) are the stand-in GPU of nn/evaluator.h: the random net

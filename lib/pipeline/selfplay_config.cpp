@@ -219,6 +219,8 @@ OptionTable<SelfplayOptions> SelfplayOptionTable() {
       .Int("num_search_threads", &O::num_search_threads, 0, 4096,
            "threads that run the games in flight, on fibers (0: one per core)")
       .Int("nn_max_batch_size", &O::nn_max_batch_size, 1, 65536, "largest NN batch")
+      .Int("nn_max_wait_micros", &O::nn_max_wait_micros, 0, 10000000,
+           "how long a partial NN batch waits for more positions (microseconds)")
       .Custom(
           [](ConfigSpec& spec, const O& d) {
             std::string devices;
@@ -305,7 +307,9 @@ OptionTable<GameParams> GameOptionTable() {
       .Nested(&G::resign, ResignOptionTable());
 }
 
-GameParams SelfplayDefaultGame() {
+// Not inlined: GCC 12 warns (maybe-uninitialized, a false positive) about GameParams' default
+// initializer lists once this is inlined into DeclareSelfplayOptions.
+[[gnu::noinline]] GameParams SelfplayDefaultGame() {
   GameParams game;
   game.pos_len = 9;  // the default board_sizes' edge: 19 would store 4.5x the planes per row
   game.komi_auto = true;
@@ -324,7 +328,7 @@ void DeclareSelfplayOptions(ConfigSpec& spec) {
 
 void DeclarePlayPrecisionOption(ConfigSpec& spec) {
   spec.Choice("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
-              "net precision; auto: bf16 on a CPU with native bf16, fp32 elsewhere");
+              "net precision; auto: fp16 on CUDA, bf16 on a CPU with native bf16, fp32 on other CPUs");
   spec.Choice("channels_last", "auto", {"auto", "true", "false"},
               "NHWC convolutions; auto: on CUDA, in bf16, and in fp32 on AVX-512 CPUs");
 }

@@ -40,8 +40,10 @@ class PosLenEvaluator : public nn::Evaluator {
 
 }  // namespace
 
-std::string ResolvePrecision(const std::string& precision, const std::string& device) {
+std::string ResolvePrecision(const std::string& precision, const std::string& device,
+                             bool training) {
   if (precision != "auto") return precision;
+  if (device != "cpu") return training ? "fp32" : "fp16";
   const std::string flags = device == "cpu" ? CpuFlags() : "";
   return HasCpuFlag(flags, "avx512_bf16") || HasCpuFlag(flags, "amx_bf16") ? "bf16" : "fp32";
 }

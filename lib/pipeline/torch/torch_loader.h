@@ -12,9 +12,12 @@
 namespace tengen::pipeline {
 
 // "auto" picks bf16 on a CPU that reports native bf16 (avx512_bf16 or amx_bf16 in
-// /proc/cpuinfo: several times faster than fp32 there) and fp32 everywhere else, CUDA
-// included (not every GPU has fast bf16); any other value is returned as it is.
-std::string ResolvePrecision(const std::string& precision, const std::string& device);
+// /proc/cpuinfo: several times faster than fp32 there) and fp32 on other CPUs; on CUDA, fp16
+// for playing (tensor cores on every GPU since Volta; bf16 is not on every GPU) and fp32 for
+// training (on the one H100 measured, fp16 and bf16 training steps of b6c96 at batch 256 were
+// slower than fp32's: docs/GPU.md). Any other value is returned as it is.
+std::string ResolvePrecision(const std::string& precision, const std::string& device,
+                             bool training = false);
 
 // Whether an evaluator of this (resolved) precision on `device` should run convolutions in
 // NHWC (channels_last): always on CUDA and in bf16, and in fp32 only on a CPU whose flags (the

@@ -200,7 +200,8 @@ void TrainerLoop::Start() {
   const nn::DistributedConfig dist = nn::DistributedConfigFromEnvironment(o_.rendezvous_file);
   nn::TrainerOptions net_options = o_.net;
   net_options.device = nn::RankDevice(o_.net.device, dist);
-  net_options.precision = ResolvePrecision(o_.net.precision, net_options.device);
+  net_options.precision =
+      ResolvePrecision(o_.net.precision, net_options.device, /*training=*/true);
   if (net_options.intra_op_threads == 0 && net_options.device == "cpu") {
     net_options.intra_op_threads =
         CpuTrainThreads(std::thread::hardware_concurrency(), dist.local_world_size);
