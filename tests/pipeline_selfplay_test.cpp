@@ -156,6 +156,49 @@ TEST_CASE("selfplay: SIGINT publishes finished rows and exits 0 within seconds")
   }
 }
 
+TEST_CASE("selfplay: a first SIGINT finishes the games in flight, a second drops them") {
+  // Long games (2,000-visit searches on 9x9): still in flight a second after the first SIGINT.
+  testing::TempDir base;
+  Subprocess child({kSelfplay, "--output-dir", base.path(), "--set", "full_visits=2000", "--set",
+                    "cheap_visits=2000", "--set", "num_game_threads=4", "--set",
+                    "log_seconds=0.5"},
+                   /*capture_stderr=*/true);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  child.Kill(SIGINT);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  const auto second = Clock::now();
+  child.Kill(SIGINT);
+  std::atomic<bool> exited{false};
+  const pid_t pid = child.pid();
+  std::thread watchdog([&] {
+    const auto deadline = Clock::now() + std::chrono::seconds(30);
+    while (!exited && Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!exited) kill(pid, SIGKILL);
+  });
+  const std::string output = child.ReadAll();
+  const int code = child.Wait();
+  exited = true;
+  watchdog.join();
+  INFO(output);
+  CHECK(code == 0);
+  CHECK(std::chrono::duration<double>(Clock::now() - second).count() < 10);
+  const size_t finishing = output.find("finishing the games in flight");
+  const size_t dropping = output.find("dropping the games in flight (second stop request)");
+  CHECK(finishing != std::string::npos);
+  CHECK(dropping != std::string::npos);
+  CHECK(finishing < dropping);
+  // While they finished, the heartbeat said so, and the games were then dropped, not lost.
+  CHECK(output.find("finishing games: model random") != std::string::npos);
+  // Dropped: the games still in flight at the second signal, at most one per slot.
+  const size_t done = output.find("games dropped");
+  REQUIRE(done != std::string::npos);
+  const size_t number = output.rfind(' ', done - 2);
+  const int dropped = std::stoi(output.substr(number + 1, done - number - 2));
+  CHECK(dropped >= 1);
+  CHECK(dropped <= 4);
+}
+
 TEST_CASE("selfplay: a bad option exits 2 naming the key") {
   testing::TempDir base;
   const ProcessResult bad_sizes =
