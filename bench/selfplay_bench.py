@@ -6,7 +6,7 @@ lets it warm up, then reads its heartbeat (status/selfplay-*.json: NN evals/s an
 the process's CPU time (/proc/PID/stat) at the first heartbeat after the warm-up and at the
 first one after the measured window; NN evals/s and CPU microseconds per eval (cores x
 seconds / evals) come from the differences, so start-up and the first batches do not count.
-Stops selfplay with SIGINT (then SIGKILL if it lingers). Repeats --runs times and prints each
+Stops selfplay with two SIGINTs (then SIGKILL if it lingers). Repeats --runs times and prints each
 run and the median.
 
     bench/selfplay_bench.py --bin build/release/bin --seconds 30 --runs 3 \
@@ -73,7 +73,13 @@ def run_once(args, extra):
         time.sleep(args.seconds)
         last, cpu1 = next_beat(base, proc.pid, first["uptime_seconds"] + args.seconds - 1, limit)
     finally:
+        # Two SIGINTs: the second drops the games in flight at once (the first alone would let
+        # them finish, for up to finish_games_seconds).
         proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGINT)
         try:
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
