@@ -120,6 +120,13 @@ for line in wheel.read(meta).decode().splitlines():
 PY
   ) || fail "cannot read the metadata of $file"
   [[ -n $deps ]] || fail "torch $torch_version's metadata names no NVIDIA CUDA 13 wheels (not a CUDA 13 build?)"
+  # Some versions (2.15 among them) do not list cuFile, which libtorch_cuda still links: the
+  # pinned one then.
+  if [[ $deps != *nvidia-cufile* ]]; then
+    for spec in "${wheels[@]}"; do
+      if [[ $spec == nvidia-cufile==* ]]; then deps+=" ${spec%% *}"; fi
+    done
+  fi
   # shellcheck disable=SC2086
   "${pip[@]}" "${pip_args[@]}" $deps || fail "could not fetch $deps from PyPI (pip's message is above)"
   wheels=()
