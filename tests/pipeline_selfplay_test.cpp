@@ -117,6 +117,24 @@ TEST_CASE("selfplay: random net, --max-games-total, every row checked against it
   CHECK(result.output.find("; " + FormatGameEnds(ends)) != std::string::npos);
 }
 
+// The child's output and exit code once it ends, with a watchdog so that a hung child fails
+// the test (SIGKILL after `limit`) instead of hanging it.
+std::pair<std::string, int> WaitWithWatchdog(Subprocess& child, std::chrono::seconds limit) {
+  std::atomic<bool> exited{false};
+  const pid_t pid = child.pid();
+  std::thread watchdog([&] {
+    const auto deadline = Clock::now() + limit;
+    while (!exited && Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!exited) kill(pid, SIGKILL);
+  });
+  std::string output = child.ReadAll();
+  const int code = child.Wait();
+  exited = true;
+  watchdog.join();
+  return {output, code};
+}
+
 TEST_CASE("selfplay: SIGINT publishes finished rows and exits 0 within seconds") {
   testing::TempDir base;
   std::vector<std::string> argv = SmallRun(base.path());
@@ -128,19 +146,7 @@ TEST_CASE("selfplay: SIGINT publishes finished rows and exits 0 within seconds")
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   const auto signalled = Clock::now();
   child.Kill(SIGINT);
-  // A watchdog so that a hung child fails the test instead of hanging it.
-  std::atomic<bool> exited{false};
-  const pid_t pid = child.pid();
-  std::thread watchdog([&] {
-    const auto deadline = Clock::now() + std::chrono::seconds(20);
-    while (!exited && Clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (!exited) kill(pid, SIGKILL);
-  });
-  const std::string output = child.ReadAll();
-  const int code = child.Wait();
-  exited = true;
-  watchdog.join();
+  const auto [output, code] = WaitWithWatchdog(child, std::chrono::seconds(20));
   const double seconds = std::chrono::duration<double>(Clock::now() - signalled).count();
   INFO(output);
   CHECK(code == 0);
@@ -160,26 +166,14 @@ TEST_CASE("selfplay: a first SIGINT finishes the games in flight, a second drops
   // Long games (2,000-visit searches on 9x9): still in flight a second after the first SIGINT.
   testing::TempDir base;
   Subprocess child({kSelfplay, "--output-dir", base.path(), "--set", "full_visits=2000", "--set",
-                    "cheap_visits=2000", "--set", "num_game_threads=4", "--set",
-                    "log_seconds=0.5"},
+                    "cheap_visits=2000", "--set", "num_game_threads=4", "--set", "log_seconds=0.5"},
                    /*capture_stderr=*/true);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   child.Kill(SIGINT);
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   const auto second = Clock::now();
   child.Kill(SIGINT);
-  std::atomic<bool> exited{false};
-  const pid_t pid = child.pid();
-  std::thread watchdog([&] {
-    const auto deadline = Clock::now() + std::chrono::seconds(30);
-    while (!exited && Clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (!exited) kill(pid, SIGKILL);
-  });
-  const std::string output = child.ReadAll();
-  const int code = child.Wait();
-  exited = true;
-  watchdog.join();
+  const auto [output, code] = WaitWithWatchdog(child, std::chrono::seconds(30));
   INFO(output);
   CHECK(code == 0);
   CHECK(std::chrono::duration<double>(Clock::now() - second).count() < 10);

@@ -52,8 +52,7 @@
 // putting its own stones in atari, unless the opponent has just passed. Under Tromp-Taylor a
 // game is over only when dame are filled and dead stones captured; a young net does not know
 // that and, from the first nets on, passed in the opening whenever the count as it stood
-// favoured it (in a trial run most games of the second net ended before move 25, the opponent
-// playing on alone). The seki's shared liberties (self-atari) do not hold a pass back.
+// favoured it (docs/RESULTS.md). The seki's shared liberties (self-atari) do not hold a pass back.
 //
 // No fill after a pass (no_fill_after_pass, on by default): at any node whose last move was
 // the opponent's pass, moves onto points Tromp-Taylor counts for the side to move (an empty
@@ -61,21 +60,15 @@
 // opponent stone touches the region) and leaves the score as it is, and the opponent can
 // answer it by passing again; a pass instead would end the game at that same score. A young
 // net cannot tell a half-point loss from an even game, so without this rule the loser of a
-// settled game filled its own eyes one at a time, each time hoping, and the winner passed back:
-// in two loop runs, 9 to 48 of 100 selfplay games of 20-25 minute nets had such a fill, and in
-// the one with 44-48 they made most of the tails after the first pass (docs/RESULTS.md). What is
-// still searched after a pass: the pass itself, dame, captures, and moves into the opponent's area
+// settled game filled its own eyes one at a time, each time hoping, and the winner passed back
+// (docs/RESULTS.md, "No fill after a pass"). What is still searched after a pass: the pass itself, dame, captures, and moves into the opponent's area
 // (throw-ins, which can gain against a premature pass), and a fill that joins a chain of one's
 // own in atari (it can save the chain).
 //
-// No fill once passed (no_fill_once_passed, on by default since its loop A/B; run 7): the
-// same, at every node of a game in which either side has passed, not only right after the
-// opponent's pass. The tails after the first pass are throw-ins, their answers and captures,
-// and, between them, fills of one's own area that a pass would replace at the same score: in
-// the second hour of run 6 (3 hours, no_fill_after_pass on), 3,601 such fills in 2,300 games,
-// none right after a pass. With that run's 2-hour net, 200 selfplay games each (seeds 8, 9):
-// 480 and 440 fills after the first pass without this rule, 19 and 14 with it; median moves
-// after the first pass 10 and 9 without, 7 and 5 with (docs/RESULTS.md).
+// No fill once passed (no_fill_once_passed, on by default): the same, at every node of a game in
+// which either side has passed, not only right after the opponent's pass: between throw-ins
+// and their answers, fills of one's own area that a pass would replace at the same score made
+// up the tails after the first pass (docs/RESULTS.md, "No fill once passed: one net").
 
 #include <functional>
 #include <vector>
@@ -154,8 +147,8 @@ struct SearchResult {
   // policy_target^(1 / temperature) (KataGo samples its pruned "play selection values"),
   // except the pass: it is played when it is best_move, and never drawn otherwise. A pass
   // drawn by temperature mid-game explores nothing but gives points away, and the games it
-  // ends teach that such passes are normal: in a trial run, nets whose moves were drawn this
-  // way passed ever earlier, until most games ended before move 10.
+  // ends teach that such passes are normal: nets whose moves were drawn this way passed ever
+  // earlier (docs/RESULTS.md).
   go::Loc ChooseMove(double temperature, Rng& rng) const;
   // Takes the pass out of the result: its visits and policy target become 0 (the target is
   // renormalised) and best_move the most visited other move (ties: the higher root prior).
