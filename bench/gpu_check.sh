@@ -4,7 +4,7 @@
 # when a python3 with a CUDA torch is there), selfplay with the shipped net for a while at two
 # batch sizes, and two cycles of the synchronous loop with --gpu; then one table of it all.
 # Each step writes its result to OUT as it finishes, so a run cut short keeps what it had.
-# About 5 minutes on one H100 with 16 cores (estimated: not yet run on one).
+# 332 s on one H200 with 16 cores (2026-11-28; docs/GPU.md has what it found).
 #
 #   bench/gpu_check.sh [--bin DIR] [--out DIR] [--device cuda:0] [--selfplay-seconds S]
 #
@@ -69,7 +69,9 @@ tests=$bin/test_torch
 [[ -x $tests ]] || tests=$bin/../tests/test_torch
 if [[ -x $tests ]]; then
   step gpu_tests 120 "$tests" --test-case="gpu*"
-  row "GPU tests" "$(grep -E 'test cases:' "$out/gpu_tests.txt" | tail -1 | tr -s ' ')$(grep -q SKIPPED "$out/gpu_tests.txt" && echo ' (SKIPPED: no GPU seen)')"
+  # (doctest counts the tests the filter left out as skipped; a GPU test that skips itself
+  # prints why, e.g. the 2-GPU NCCL test on a 1-GPU machine.)
+  row "GPU tests" "$(grep -E 'test cases:' "$out/gpu_tests.txt" | tail -1 | tr -s ' ')$(grep -h '^SKIPPED' "$out/gpu_tests.txt" | sort -u | sed 's/^/; /' | tr -d '\n')"
 else
   row "GPU tests" "test_torch not found next to $bin"
 fi
@@ -81,11 +83,21 @@ row "forward b6c96, evals/s (batch 256, 1024)" "$(grep -E '^(fp32|fp16|bf16) ' "
 step forward_b4 60 "$bin/tengen-bench-nn" --device "$device" --arch b4c64 --batch-sizes 256,1024 \
   --precisions fp16 --runs 3 --seconds 0.5
 row "forward b4c64 fp16, evals/s (batch 256, 1024)" "$(grep -E '^fp16 ' "$out/forward_b4.txt" | tr -s ' ' | tr '\n' ';')"
+step forward_b4_blocking 60 "$bin/tengen-bench-nn" --device "$device" --arch b4c64 \
+  --batch-sizes 256,1024 --precisions fp16 --runs 3 --seconds 0.5 --cuda-async-copies false
+row "forward b4c64 fp16, blocking copies (cuda_async_copies false)" "$(grep -E '^fp16 ' "$out/forward_b4_blocking.txt" | tr -s ' ' | tr '\n' ';')"
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2> /dev/null; then
   for p in fp32 fp16; do
     step "pytorch_forward_$p" 60 python3 "$root/bench/train_bench_pytorch.py" --device "$device" \
       --precision "$p" --forward --batch-size 1024 --runs 3 --seconds 1
     row "PyTorch eager forward b6c96 $p batch 1024" "$(tail -1 "$out/pytorch_forward_$p.txt")"
+  done
+  # What CUDA graphs would save at the selfplay net's size (tengen does not use them yet).
+  for graph in "" --cuda-graph; do
+    step "pytorch_forward_b4_256${graph}" 60 python3 "$root/bench/train_bench_pytorch.py" \
+      --device "$device" --blocks 4 --channels 64 --precision fp16 --forward --batch-size 256 \
+      --runs 3 --seconds 1 $graph
+    row "PyTorch forward b4c64 fp16 batch 256${graph:+, one CUDA graph}" "$(tail -1 "$out/pytorch_forward_b4_256${graph}.txt")"
   done
 else
   row "PyTorch eager baseline" "no python3 with a CUDA torch here"
@@ -105,16 +117,24 @@ if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1
   row "PyTorch eager train b6c96 bf16 batch 1024" "$(tail -1 "$out/pytorch_train.txt")"
 fi
 
-# 4. Selfplay with the shipped net at two batch sizes (KataGo's 600/100 visits, fp16).
+# 4. Selfplay with the shipped net and the GPU preset (KataGo's 600/100 visits, fp16) at two batch
+# sizes, with the GPU's utilization sampled every 500 ms while it runs.
+gpu_busy() { # FILE: mean and max of the samples
+  awk '{ s += $1; if ($1 > m) m = $1; n++ } END { if (n) printf "GPU busy mean %.0f%%, max %d%% (%d samples)", s / n, m, n }' "$1"
+}
 for batch in 256 1024; do
+  nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -lms 500 \
+    > "$out/gpu_busy_$batch.txt" 2> /dev/null &
+  sampler=$!
   sp=$out/selfplay_base_$batch
   mkdir -p "$sp/models" && cp -r "$net_dir" "$sp/models/"
   step "selfplay_$batch" $((selfplay_seconds + 90)) python3 "$root/bench/selfplay_bench.py" \
-    --bin "$bin" --config "$root/configs/selfplay.cfg" --seconds "$selfplay_seconds" --warmup 15 \
-    --runs 1 --set "models_dir=$sp/models" --set "devices=$device,$device" \
-    --set "num_game_threads=$((4 * batch))" --set "nn_max_batch_size=$batch" \
-    --set precision=fp16 --set full_visits=600 --set cheap_visits=100
-  row "selfplay $(basename "$net_dir"), batch $batch, $((4 * batch)) games" "$(tail -1 "$out/selfplay_$batch.txt")"
+    --bin "$bin" --config "$root/configs/selfplay.cfg" --config "$root/configs/gpu/selfplay.cfg" \
+    --seconds "$selfplay_seconds" --warmup 15 --runs 1 --set "models_dir=$sp/models" \
+    --set "devices=$device,$device" --set "num_game_threads=$((4 * batch))" \
+    --set "nn_max_batch_size=$batch"
+  kill "$sampler" 2> /dev/null
+  row "selfplay $(basename "$net_dir"), batch $batch, $((4 * batch)) games" "$(tail -1 "$out/selfplay_$batch.txt"); $(gpu_busy "$out/gpu_busy_$batch.txt")"
 done
 
 # 5. Two cycles of the synchronous loop on the GPU: that it works, not how fast (512 games of

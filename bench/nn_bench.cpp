@@ -33,6 +33,8 @@ ConfigSpec MakeSpec() {
   spec.Int("threads", 1, 0, 256, "torch intra-op threads (0: torch's default)");
   spec.Bool("channels_last", true, "NHWC convolutions");
   spec.Bool("fold_batchnorm", true, "fold batch norms into convolutions");
+  spec.Bool("cuda_async_copies", true,
+            "CUDA: own stream, pinned buffers, one wait per batch (false: blocking copies)");
   spec.Int("runs", 5, 1, 100, "timed runs per cell; the median is shown");
   spec.Double("seconds", 1.0, 0.01, 60, "minimum length of one timed run");
   return spec;
@@ -98,6 +100,7 @@ int Main(int argc, const char* const argv[]) {
     options.intra_op_threads = static_cast<int>(config.GetInt("threads"));
     options.channels_last = config.GetBool("channels_last");
     options.fold_batchnorm = config.GetBool("fold_batchnorm");
+    options.cuda_async_copies = config.GetBool("cuda_async_copies");
     options.max_batch_size = *std::max_element(batch_sizes.begin(), batch_sizes.end());
     nn::TorchEvaluator evaluator(*model, options);
     for (const int batch_size : batch_sizes) {

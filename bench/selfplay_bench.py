@@ -60,8 +60,8 @@ def next_beat(base, pid, after_uptime, deadline):
 def run_once(args, extra):
     base = tempfile.mkdtemp(prefix="selfplay-bench-")
     cmd = [os.path.join(args.bin, "tengen-selfplay"), "--output-dir", base]
-    if args.config:
-        cmd += ["--config", args.config]
+    for config in args.config:
+        cmd += ["--config", config]
     cmd += ["--set", "log_seconds=5"]
     for item in extra:
         cmd += ["--set", item]
@@ -103,7 +103,8 @@ def run_once(args, extra):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bin", required=True, help="folder holding tengen-selfplay")
-    parser.add_argument("--config", help="a selfplay .cfg to read first")
+    parser.add_argument("--config", action="append", default=[],
+                        help="a selfplay .cfg to read first (repeatable: later ones win)")
     parser.add_argument("--seconds", type=float, default=30, help="measured window")
     parser.add_argument("--warmup", type=float, default=10)
     parser.add_argument("--runs", type=int, default=3)

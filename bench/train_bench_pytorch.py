@@ -159,7 +159,11 @@ def main():
                     help="autocast dtype (fp32: off)")
     ap.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     ap.add_argument("--forward", action="store_true", help="time the forward pass alone")
+    ap.add_argument("--cuda-graph", action="store_true",
+                    help="with --forward on CUDA: replay the forward pass as one captured CUDA graph")
     a = ap.parse_args()
+    if a.cuda_graph and not (a.forward and a.device.startswith("cuda")):
+        ap.error("--cuda-graph needs --forward and a CUDA device")
     if a.bf16:
         a.precision = "bf16"
     device = torch.device(a.device)
@@ -200,12 +204,26 @@ def main():
         scaler.update()
 
     def forward_step():
-        with torch.inference_mode(), torch.autocast(device.type, dtype=dtype, enabled=autocast):
+        # A captured graph must not reuse autocast's cached casts from outside the capture.
+        with torch.inference_mode(), torch.autocast(device.type, dtype=dtype, enabled=autocast,
+                                                    cache_enabled=not a.cuda_graph):
             net(spatial, glob)
 
     if a.forward:
         net.eval()
     step = forward_step if a.forward else train_step
+    if a.cuda_graph:
+        # Warm up on a side stream (as capture requires), then capture one forward pass.
+        side = torch.cuda.Stream(device)
+        side.wait_stream(torch.cuda.current_stream(device))
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                forward_step()
+        torch.cuda.current_stream(device).wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            forward_step()
+        step = graph.replay
 
     def sync():
         if device.type == "cuda":
@@ -228,7 +246,7 @@ def main():
     rates = [timed(a.seconds) for _ in range(a.runs)]
     what = "forward evals/s" if a.forward else "samples/s"
     print(f"pytorch-python b{a.blocks}c{a.channels} pos_len {l} batch {n} threads {a.threads} "
-          f"{a.device} {a.precision}: median {statistics.median(rates):.0f} {what} "
+          f"{a.device} {a.precision}{' cuda-graph' if a.cuda_graph else ''}: median {statistics.median(rates):.0f} {what} "
           f"over {a.runs} runs ({', '.join(f'{x:.0f}' for x in rates)})")
 
 

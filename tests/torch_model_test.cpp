@@ -478,5 +478,38 @@ TEST_CASE("gpu: a net on CUDA gives the CPU's outputs in fp32, and close ones in
   }
 }
 
+TEST_CASE(
+    "gpu: pinned asynchronous copies give the blocking copies' outputs, in chunks and sizes") {
+  if (testing::SkipWithoutGpus(1)) return;
+  auto model = TorchModel::Create(SmallConfig(9), 83);
+  // 40 rows in chunks of 16 (the last one partial), then a smaller board: the pinned buffers
+  // are reused and grown, and every row lands in its own place.
+  const std::vector<EvalBatch> batches = {RandomBatch(40, 9, 9, 84), RandomBatch(5, 7, 7, 85),
+                                          RandomBatch(40, 11, 9, 86)};
+  for (const std::string precision : {"fp32", "fp16", "bf16"}) {
+    CAPTURE(precision);
+    TorchEvaluatorOptions options = Options(precision);
+    options.device = "cuda";
+    options.max_batch_size = 16;
+    options.cuda_async_copies = false;
+    TorchEvaluator blocking(*model, options);
+    options.cuda_async_copies = true;
+    TorchEvaluator async(*model, options);
+    for (const EvalBatch& batch : batches) {
+      CAPTURE(batch.pos_len);
+      const EvalOutput expected = Run(blocking, batch);
+      const EvalOutput got = Run(async, batch);
+      // The same kernels on the same inputs (the conversion to fp16/bf16 moves from the CPU to
+      // the GPU, both rounding to nearest); the fp16/bf16 margin allows a kernel that sums in
+      // another order and is still far below a row out of place.
+      const float tolerance = precision == "fp32" ? 1e-5f : 2e-3f;
+      CHECK(MaxAbsDiff(expected.policy_logits, got.policy_logits) < tolerance);
+      CHECK(MaxAbsDiff(expected.value_logits, got.value_logits) < tolerance);
+      CHECK(MaxAbsDiff(expected.score, got.score) < tolerance);
+      CHECK(MaxAbsDiff(expected.ownership, got.ownership) < tolerance);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tengen::nn

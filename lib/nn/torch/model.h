@@ -86,6 +86,11 @@ struct TorchEvaluatorOptions {
   int intra_op_threads = 1;
   bool fold_batchnorm = true;  // merge batch norms into convolutions (+5-15%)
   bool channels_last = true;   // NHWC memory format for convolutions (+5-15%)
+  // CUDA only: the evaluator runs on a stream of its own (two evaluators on one GPU overlap),
+  // copies a batch in and out through pinned host buffers without blocking, converts to the
+  // precision on the GPU, and waits once per batch. false: blocking copies on the device's
+  // current stream, converted on the CPU (libtorch's default; kept to measure against).
+  bool cuda_async_copies = true;
 };
 
 // Runs a TorchModel for inference: its own copy of the net in eval mode, batch norms folded,
