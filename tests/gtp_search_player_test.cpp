@@ -15,6 +15,7 @@
 #include "gtp/gtp_engine.h"
 #include "gtp/search_player.h"
 #include "search/evaluator.h"
+#include "search/mcts.h"
 #include "util/rng.h"
 
 namespace tengen::gtp {
@@ -50,6 +51,42 @@ GenMoveRequest Request(go::Color color, bool cleanup = false) {
 
 go::GameState FromAscii(const std::string& rows, go::Color to_move) {
   return go::GameState(go::Board::FromAscii(rows), go::Rules(), to_move);
+}
+
+TEST_CASE(
+    "search player: after the opponent's pass, the vital point of its own eye space is searched") {
+  // Black's group has one eye space, the straight three on the top edge: black lives only by
+  // playing its middle point (1, 0), which Tromp-Taylor already counts as black's area. White
+  // has just passed. Selfplay's fill rules would keep that point out of the search; the
+  // players' own rules (PlaySearchParams, tengen-gtp's defaults) search every legal move.
+  go::GameState game = FromAscii(R"(
+    . . . X O . .
+    X X X X O . .
+    O O O O O . .
+    . . . . . . .
+    . . . . . . .
+    . . . . . . .
+    . . . . . . .)",
+                                 go::Color::kWhite);
+  game.Play({go::kPassLoc, go::Color::kWhite});
+  const int vital = search::MoveIndex(go::MakeLoc(1, 0, 7), 7);
+  const auto visits_on_vital_point = [&](const search::SearchParams& params) {
+    search::UniformEvaluator evaluator;
+    Rng rng(41);
+    search::Search search(params, evaluator, rng);
+    search.SetPosition(game);
+    return search.Run(200, false).visits[vital];
+  };
+  const search::SearchParams play = SearchPlayerParams().search;
+  CHECK_FALSE(play.no_fill_after_pass);
+  CHECK_FALSE(play.no_fill_once_passed);
+  CHECK(visits_on_vital_point(play) > 0);
+  for (const bool once : {false, true}) {
+    CAPTURE(once);
+    search::SearchParams selfplay_rule = play;
+    (once ? selfplay_rule.no_fill_once_passed : selfplay_rule.no_fill_after_pass) = true;
+    CHECK(visits_on_vital_point(selfplay_rule) == 0);
+  }
 }
 
 TEST_CASE("search player: legal moves and the visits asked for") {

@@ -16,6 +16,13 @@
 #include "util/text.h"
 
 namespace tengen::gtp {
+
+search::SearchParams PlaySearchParams() {
+  search::SearchParams params;
+  params.no_fill_after_pass = false;
+  params.no_fill_once_passed = false;
+  return params;
+}
 namespace {
 
 using Clock = std::chrono::steady_clock;

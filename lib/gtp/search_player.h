@@ -56,8 +56,14 @@
 
 namespace tengen::gtp {
 
+// The search rules for games against others: every legal move is searched. The fill rules
+// (search/mcts.h) are selfplay's cure for young nets that fill their own eyes in hope; against
+// an opponent, after its pass, they would keep tengen off the vital point of its own eye space.
+// tengen-gtp's no_fill_after_pass and no_fill_once_passed turn them back on.
+search::SearchParams PlaySearchParams();
+
 struct SearchPlayerParams {
-  search::SearchParams search;
+  search::SearchParams search = PlaySearchParams();
   int visits = 400;             // root visits per move, all threads together (0: no limit)
   double seconds_per_move = 0;  // 0: no limit
   bool reuse_tree = true;
