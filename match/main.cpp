@@ -73,7 +73,12 @@ OptionTable<match::MatchOptions> MatchOptionTable() {
                "seconds an engine may take to answer one command, genmove included (0: no "
                "limit); one that takes longer forfeits the game and is restarted")
       .String("output_dir", &O::output_dir, "directory for <sgf-prefix>-NNN.sgf and match.json")
-      .String("sgf_prefix", &O::sgf_prefix, "SGF file names: <sgf-prefix>-NNN.sgf");
+      .String("sgf_prefix", &O::sgf_prefix, "SGF file names: <sgf-prefix>-NNN.sgf")
+      .Int("handicap", &O::handicap, 0, go::kMaxSize * go::kMaxSize,
+           "black's fixed handicap stones in every game (0: even games, colours alternating; "
+           "white moves first; komi as given, no point per stone)")
+      .Int("handicap_engine", &O::handicap_engine, 1, 2,
+           "the engine that takes black and the handicap stones");
 }
 
 ConfigSpec MakeSpec() {
@@ -110,8 +115,12 @@ int Main(int argc, const char* const argv[]) {
 
   match::MatchOptions options;
   MatchOptionTable().Read(config, &options);
+  match::CheckHandicap(options);
   if (options.output_dir.empty())
     throw ConfigError("output_dir: needed for the SGFs and match.json");
+  if (!ladder.empty() && options.handicap > 0) {
+    throw ConfigError("ladder: it rates even games; a handicap match cannot go on it");
+  }
   if (!ladder.empty() && (options.engines[0].name.empty() || options.engines[1].name.empty())) {
     throw ConfigError("ladder: name1 and name2 are needed to rate the players");
   }

@@ -15,8 +15,11 @@
 #include "go/sgf.h"
 #include "go/sgf_game.h"
 #include "gtp/gtp_client.h"
+#include "gtp/gtp_command.h"
+#include "gtp/handicap.h"
 #include "match/match.h"
 #include "test_support.h"
+#include "util/error.h"
 #include "util/log.h"
 #include "util/publish.h"
 
@@ -28,12 +31,14 @@ using tengen::testing::TempDir;
 // Answers genmove / kgs-genmove_cleanup with its arguments in order ("pass" once they run out;
 // the list restarts at clear_board). Special moves: "die" exits at once, "hang" stops answering.
 // Options before the moves: --cleanup lists kgs-genmove_cleanup, --dead VERTICES answers
-// final_status_list dead (and lists it), --refuse-play refuses every play command.
+// final_status_list dead (and lists it), --refuse-play refuses every play command, --log FILE
+// appends every command it reads to FILE.
 const char* const kFakeEngine = R"(#!/bin/bash
-cleanup=0; dead=""; refuse=0
+cleanup=0; dead=""; refuse=0; log=/dev/null
 while [ $# -gt 0 ]; do
   case "$1" in
     --cleanup) cleanup=1; shift;;
+    --log) log="$2"; shift 2;;
     --dead) dead="$2"; shift 2;;
     --refuse-play) refuse=1; shift;;
     *) break;;
@@ -41,6 +46,7 @@ while [ $# -gt 0 ]; do
 done
 moves=("$@"); i=0
 while read -r cmd rest; do
+  echo "$cmd $rest" >> "$log"
   case "$cmd" in
     quit) printf '= \n\n'; exit 0;;
     name) printf '= fake\n\n';;
@@ -219,6 +225,70 @@ TEST_CASE("match: a stop while an engine thinks ends the match at once, that gam
   CHECK(report.games.empty());
   CHECK_FALSE(report.complete);
   CHECK(report.score.games() == 0);
+}
+
+TEST_CASE("match: a handicap match gives one engine black and the stones in every game") {
+  Fakes fakes;
+  TempDir out;
+  const std::string log1 = out / "one.log";
+  const std::string log2 = out / "two.log";
+  MatchOptions options =
+      FakeMatch(fakes, {"--log", log1, "b2"}, {"--log", log2, "f6"}, 2, out / "match");
+  options.board_size = 7;
+  options.rules.komi = 0.5;
+  options.handicap = 2;  // engine 2 (the default handicap_engine) takes black
+  CheckHandicap(options);
+  Logger logger(LogLevel::kError);
+  const MatchReport report = RunMatch(options, logger);
+  REQUIRE(report.complete);
+  REQUIRE(report.games.size() == 2);
+  const std::string stones = gtp::VertexList(gtp::FixedHandicapPoints(7, 2), 7);
+  CHECK(stones == "C3 E5");
+  for (const GameOutcome& game : report.games) {
+    CAPTURE(game.index);
+    CHECK(game.black_engine == 1);
+    // White's B2 first, black's F6, then passes: black's two stones and F6 against one.
+    CHECK(game.end == GameEnd::kScored);
+    const std::vector<go::SgfRecord> records = go::ReadSgfFile(out / ("match/" + game.sgf_file));
+    REQUIRE(records.size() == 1);
+    const go::SgfRecord& sgf = records[0];
+    CHECK(sgf.setup_black.size() == 2);
+    REQUIRE(!sgf.moves.empty());
+    CHECK(sgf.moves.front().color == go::Color::kWhite);
+    CHECK(sgf.black_player == "two");
+  }
+  // Both engines were told where the stones are, once per game.
+  for (const std::string& log : {log1, log2}) {
+    const std::string commands = ReadFile(log);
+    CHECK(Contains(commands, "set_free_handicap " + stones));
+    CHECK(commands.find("set_free_handicap") != commands.rfind("set_free_handicap"));
+  }
+  const std::string record = ReadFile(out / "match/game-001.sgf");
+  CHECK(Contains(record, "HA[2]"));
+  const auto json = nlohmann::json::parse(ReadFile(out / "match/match.json"));
+  CHECK(json.at("handicap") == 2);
+  CHECK(json.at("handicap_engine") == 2);
+  CHECK_FALSE(LadderResult(report, options));  // the ladder rates even games only
+  // The same directory for an even match is another match.
+  MatchOptions even = options;
+  even.handicap = 0;
+  CHECK_THROWS_WITH_AS(RunMatch(even, logger), doctest::Contains("handicap"), ConfigError);
+}
+
+TEST_CASE("match: a handicap that the board has no fixed points for is an error naming it") {
+  MatchOptions options;
+  options.board_size = 7;
+  for (const int stones : {1, 5, -2}) {
+    CAPTURE(stones);
+    options.handicap = stones;
+    CHECK_THROWS_WITH_AS(CheckHandicap(options), doctest::Contains("handicap: "), ConfigError);
+  }
+  options.board_size = 9;
+  options.handicap = 9;
+  CheckHandicap(options);
+  options.handicap_engine = 3;
+  CHECK_THROWS_WITH_AS(CheckHandicap(options), doctest::Contains("handicap_engine: 3"),
+                       ConfigError);
 }
 
 TEST_CASE("match: only a complete match goes on the ladder") {

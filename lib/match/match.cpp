@@ -9,6 +9,8 @@
 #include "go/game.h"
 #include "go/score.h"
 #include "go/sgf_game.h"
+#include "gtp/gtp_command.h"
+#include "gtp/handicap.h"
 #include "match/match_record.h"
 #include "util/error.h"
 #include "util/publish.h"
@@ -55,6 +57,9 @@ class Referee {
   void PlayToEnd();
   // Ends the game as a loss for `side`.
   void Forfeit(int side, const std::string& why, bool restart);
+  // Black's handicap stones on the referee's board and both engines' (white to move); false
+  // when an engine refused them (the game is then forfeited).
+  bool PlaceHandicap();
   // One move by the side to move; false when the game ended.
   bool Move(bool cleanup);
   // Tromp-Taylor of the final board. ask_dead: remove the dead stones an engine names first
@@ -79,6 +84,30 @@ void Referee::Forfeit(int side, const std::string& why, bool restart) {
   outcome_.detail =
       std::string(side == 0 ? "black" : "white") + " (" + names_[side] + ") forfeits: " + why;
   if (restart) outcome_.restart_engine = true;
+}
+
+bool Referee::PlaceHandicap() {
+  const std::vector<go::Loc> points =
+      gtp::FixedHandicapPoints(options_.board_size, options_.handicap);
+  go::Board board(options_.board_size);
+  for (const go::Loc loc : points) board.SetStone(loc, go::Color::kBlack);
+  const std::string command = "set_free_handicap " + gtp::VertexList(points, options_.board_size);
+  for (int side = 0; side < 2; ++side) {
+    gtp::GtpReply reply;
+    try {
+      reply = engines_[side]->Send(command);
+    } catch (const gtp::GtpProtocolError& e) {
+      outcome_.faulty_engine = side;
+      Forfeit(side, e.what(), true);
+      return false;
+    }
+    if (!reply.ok) {
+      Forfeit(side, "'" + command + "' failed: " + reply.text, false);
+      return false;
+    }
+  }
+  state_ = go::GameState(board, options_.rules, go::Color::kWhite);
+  return true;
 }
 
 bool Referee::Move(bool cleanup) {
@@ -207,6 +236,7 @@ void Referee::PlayToEnd() {
       return;
     }
   }
+  if (options_.handicap > 0 && !PlaceHandicap()) return;
   const int max_moves = options_.max_moves > 0 ? options_.max_moves : 4 * area_;
   const int max_cleanup = options_.max_cleanup_moves > 0 ? options_.max_cleanup_moves : area_;
   bool cleanup = false;
@@ -344,7 +374,8 @@ MatchReport RunMatch(const MatchOptions& options, Logger& logger,
 
   for (int g = report.resumed_games; g < options.games; ++g) {
     if (stop && stop()) break;
-    const int black = g % 2;  // engine 1 is black in odd-numbered games
+    // Engine 1 is black in odd-numbered even games; the handicap engine in every handicap game.
+    const int black = options.handicap > 0 ? options.handicap_engine - 1 : g % 2;
     const std::string names[2] = {report.names[black], report.names[1 - black]};
     go::SgfRecord sgf;
     GameOutcome outcome =
@@ -356,6 +387,9 @@ MatchReport RunMatch(const MatchOptions& options, Logger& logger,
     std::snprintf(stem, sizeof(stem), "%s-%03d.sgf", options.sgf_prefix.c_str(), g + 1);
     if (!options.output_dir.empty()) {
       sgf.extra_properties.push_back({"GN", std::string(stem).substr(0, std::strlen(stem) - 4)});
+      if (options.handicap > 0) {
+        sgf.extra_properties.push_back({"HA", std::to_string(options.handicap)});
+      }
       PublishFile(options.output_dir + "/" + stem, go::WriteSgf(sgf) + "\n");
       outcome.sgf_file = stem;
     }
@@ -389,9 +423,21 @@ std::string MatchSummary(const MatchReport& report) {
                 FormatElo(report.elo.low), ", ", FormatElo(report.elo.high), "]");
 }
 
+void CheckHandicap(const MatchOptions& options) {
+  const int most = gtp::MaxFixedHandicap(options.board_size);
+  if (options.handicap != 0 && (options.handicap < 2 || options.handicap > most)) {
+    throw ConfigError(StrCat("handicap: ", options.handicap, " stones on ", options.board_size, "x",
+                             options.board_size, " (0, or 2 to ", most, " on the fixed points)"));
+  }
+  if (options.handicap_engine != 1 && options.handicap_engine != 2) {
+    throw ConfigError(StrCat("handicap_engine: ", options.handicap_engine, " (1 or 2)"));
+  }
+}
+
 std::optional<LadderMatch> LadderResult(const MatchReport& report, const MatchOptions& options) {
   // A match that was complete before this run went on the ladder (if any) when it finished.
-  if (!report.complete || report.score.games() == 0 || report.resumed_games == options.games) {
+  if (options.handicap > 0 || !report.complete || report.score.games() == 0 ||
+      report.resumed_games == options.games) {
     return std::nullopt;
   }
   LadderMatch result;

@@ -25,13 +25,20 @@
 // scores by Tromp-Taylor; with neither command the board is scored as it stands. GNU Go and
 // tengen-gtp both list kgs-genmove_cleanup, so their games are always cleaned up by play.
 //
-// Colours alternate: engine 1 is black in games 1, 3, 5, ... Every game is published as
-// <output_dir>/<sgf_prefix>-<NNN>.sgf (players = engine names, RE, KM, RU, a root comment
-// saying how it ended), and <output_dir>/match.json (match/match_record.h) is rewritten
-// atomically after every game, so a match stopped half way still has its results; run again
-// with the same output_dir, names, board size, komi, rules and games, it goes on after its last
-// finished game (the game in flight at the stop is played again from its start). An engine that
-// failed (died, broke the protocol) is restarted before the next game.
+// Handicap games (handicap = N stones, 2 up to gtp::MaxFixedHandicap of the board size): the
+// engine handicap_engine (1 or 2) is black in every game, its N stones on the fixed points of
+// GTP's fixed_handicap (gtp/handicap.h), sent to both engines with set_free_handicap after komi;
+// white moves first. Scoring stays Tromp-Taylor with the match's komi: white gets no point per
+// stone (GNU Go under --chinese-rules counts one, so it misjudges the score by N points). A
+// handicap match never goes on the ladder, which rates even games.
+//
+// Colours alternate in even games: engine 1 is black in games 1, 3, 5, ... Every game is published
+// as <output_dir>/<sgf_prefix>-<NNN>.sgf (players = engine names, RE, KM, RU, a root comment saying
+// how it ended), and <output_dir>/match.json (match/match_record.h) is rewritten atomically after
+// every game, so a match stopped half way still has its results; run again with the same
+// output_dir, names, board size, komi, rules and games, it goes on after its last finished game
+// (the game in flight at the stop is played again from its start). An engine that failed (died,
+// broke the protocol) is restarted before the next game.
 
 #include <chrono>
 #include <functional>
@@ -66,7 +73,12 @@ struct MatchOptions {
   std::chrono::milliseconds gtp_timeout{600000};
   std::string output_dir;  // "" : nothing written
   std::string sgf_prefix = "game";
+  int handicap = 0;         // black's stones in every game (0: even games, colours alternating)
+  int handicap_engine = 2;  // the engine (1 or 2) that takes black and the stones
 };
+
+// Throws ConfigError naming handicap or handicap_engine when they do not fit the board size.
+void CheckHandicap(const MatchOptions& options);
 
 enum class GameEnd { kScored, kMoveCap, kResignation, kForfeit };
 const char* GameEndName(GameEnd end);  // "scored", "move cap", "resignation", "forfeit"
@@ -117,7 +129,7 @@ MatchReport RunMatch(const MatchOptions& options, Logger& logger,
 // "A vs B: 7 wins, 2 losses, 1 draw (75.0%), Elo +191 [-33, +398]"
 std::string MatchSummary(const MatchReport& report);
 
-// The result that goes on the ladder: only a match completed by this run. A stopped match's
+// The result that goes on the ladder: only an even match completed by this run. A stopped match's
 // part stays off (it is completed by a later run, which then adds all its games), and a match
 // that was complete before this run is not added again.
 std::optional<LadderMatch> LadderResult(const MatchReport& report, const MatchOptions& options);

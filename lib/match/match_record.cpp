@@ -85,6 +85,8 @@ std::string MatchReportJson(const MatchReport& report, const MatchOptions& optio
   j["komi"] = options.rules.komi;
   j["rules"] = go::RulesToSgfText(options.rules);
   j["games_planned"] = options.games;
+  j["handicap"] = options.handicap;
+  j["handicap_engine"] = options.handicap_engine;
   j["games"] = report.score.games();
   j["complete"] = report.complete;
   j["wins"] = report.score.wins;
@@ -125,6 +127,11 @@ std::optional<std::vector<GameOutcome>> ReadMatchRecord(const MatchOptions& opti
     RequireSame(path, "komi", j.at("komi"), options.rules.komi);
     RequireSame(path, "rules", j.at("rules"), go::RulesToSgfText(options.rules));
     RequireSame(path, "games_planned", j.at("games_planned"), options.games);
+    // Records written before handicap games existed hold even games.
+    RequireSame(path, "handicap", j.value("handicap", 0), options.handicap);
+    if (options.handicap > 0) {
+      RequireSame(path, "handicap_engine", j.at("handicap_engine"), options.handicap_engine);
+    }
     std::vector<GameOutcome> games;
     for (const Json& entry : j.at("game_list")) {
       games.push_back(GameFromJson(entry, static_cast<int>(games.size()) + 1, names));

@@ -11,10 +11,10 @@
 
 namespace tengen::match {
 
-// The record: format, engines (names, commands), board size, komi, rules, games played and
-// planned, wins/losses/draws of engine 1, its win rate (draws half), Elo with low/high (95%),
-// and one entry per game (index, black, white, result, how it ended, detail, moves, cleanup
-// moves, score, sgf file).
+// The record: format, engines (names, commands), board size, komi, rules, handicap (stones and
+// the engine taking them), games played and planned, wins/losses/draws of engine 1, its win
+// rate (draws half), Elo with low/high (95%), and one entry per game (index, black, white, result,
+// how it ended, detail, moves, cleanup moves, score, sgf file).
 std::string MatchReportJson(const MatchReport& report, const MatchOptions& options);
 
 // The finished games in <options.output_dir>/match.json, in order; nullopt when there is no such
