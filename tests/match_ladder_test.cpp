@@ -58,11 +58,16 @@ TEST_CASE("ladder: ratings are the maximum-likelihood fit with one virtual draw 
   CHECK(anchor.high == 0);
   CHECK(a.games == 6);
   CHECK(anchor.games == 4);
-  // Interval: 1.96 / sqrt(information) with the information of both pairs.
+  // Intervals from the full covariance: with h_a the information of net-a's games against the
+  // anchor and h_ab that of the pair, the information matrix [[h_a + h_ab, -h_ab], [-h_ab,
+  // h_ab]] has the inverse's diagonal 1 / h_a (net-a) and 1 / h_a + 1 / h_ab (net-b: its
+  // rating carries net-a's uncertainty as well as its own).
   const double k = std::log(10.0) / 400;
-  const double information = (5 * 0.7 * 0.3 + 3 * 0.25) * k * k;
-  CHECK(a.high - a.elo == doctest::Approx(1.959963984540054 / std::sqrt(information)));
+  const double h_a = 5 * 0.7 * 0.3 * k * k;
+  const double h_ab = 3 * 0.25 * k * k;
+  CHECK(a.high - a.elo == doctest::Approx(1.959963984540054 / std::sqrt(h_a)));
   CHECK(a.elo - a.low == doctest::Approx(a.high - a.elo));
+  CHECK(b.high - b.elo == doctest::Approx(1.959963984540054 * std::sqrt(1 / h_a + 1 / h_ab)));
   CHECK(a.pinned_to.empty());
   // Best first.
   CHECK(ratings.back().name == "gnugo-l1");

@@ -169,6 +169,63 @@ void SolveRatings(const std::vector<std::vector<Edge>>& edges, const std::vector
   }
 }
 
+// The variance of each rating from the inverse of the Fisher information matrix over all free
+// players (the negated Hessian of the log-likelihood at the fit), so that an opponent's own
+// uncertainty widens the interval; 0 for fixed players. Every group of players holds a fixed
+// one and the virtual draws keep each pair's information positive, so the matrix is positive
+// definite: Cholesky, then one solve per player.
+std::vector<double> RatingVariances(const std::vector<std::vector<Edge>>& edges,
+                                    const std::vector<bool>& fixed, const std::vector<double>& r) {
+  const int n = static_cast<int>(r.size());
+  std::vector<int> free_index(n, -1);
+  int m = 0;
+  for (int i = 0; i < n; ++i) {
+    if (!fixed[i]) free_index[i] = m++;
+  }
+  std::vector<double> h(static_cast<size_t>(m) * m, 0.0);
+  for (int i = 0; i < n; ++i) {
+    if (fixed[i]) continue;
+    const int a = free_index[i];
+    for (const Edge& e : edges[i]) {
+      const double expected = Expected(r[i] - r[e.other]);
+      const double information = e.games * expected * (1 - expected) * kLogistic * kLogistic;
+      h[static_cast<size_t>(a) * m + a] += information;
+      if (!fixed[e.other]) h[static_cast<size_t>(a) * m + free_index[e.other]] -= information;
+    }
+  }
+  // h = L L^T in place (lower triangle).
+  for (int j = 0; j < m; ++j) {
+    for (int i = j; i < m; ++i) {
+      double sum = h[static_cast<size_t>(i) * m + j];
+      for (int k = 0; k < j; ++k) {
+        sum -= h[static_cast<size_t>(i) * m + k] * h[static_cast<size_t>(j) * m + k];
+      }
+      if (i == j) {
+        TENGEN_CHECK(sum > 0, "the ladder's information matrix is not positive definite");
+        h[static_cast<size_t>(j) * m + j] = std::sqrt(sum);
+      } else {
+        h[static_cast<size_t>(i) * m + j] = sum / h[static_cast<size_t>(j) * m + j];
+      }
+    }
+  }
+  // The inverse's diagonal: (H^-1)_aa = |L^-1 e_a|^2, with L^-1 e_a by forward substitution.
+  std::vector<double> variances(n, 0.0);
+  std::vector<double> y(m);
+  for (int i = 0; i < n; ++i) {
+    if (fixed[i]) continue;
+    const int a = free_index[i];
+    double squares = 0;
+    for (int row = 0; row < m; ++row) {
+      double sum = row == a ? 1.0 : 0.0;
+      for (int k = a; k < row; ++k) sum -= h[static_cast<size_t>(row) * m + k] * y[k];
+      y[row] = row < a ? 0.0 : sum / h[static_cast<size_t>(row) * m + row];
+      squares += y[row] * y[row];
+    }
+    variances[i] = squares;
+  }
+  return variances;
+}
+
 }  // namespace
 
 std::vector<LadderRating> ComputeRatings(const Ladder& ladder) {
@@ -225,17 +282,13 @@ std::vector<LadderRating> ComputeRatings(const Ladder& ladder) {
   }
 
   SolveRatings(edges, fixed, &r);
+  const std::vector<double> variances = RatingVariances(edges, fixed, r);
   for (int i = 0; i < n; ++i) {
     LadderRating& rating = ratings[i];
     rating.name = names[i];
     rating.elo = r[i];
     rating.games = games[i];
-    double information = 0;
-    for (const Edge& e : edges[i]) {
-      const double expected = Expected(r[i] - r[e.other]);
-      information += e.games * expected * (1 - expected) * kLogistic * kLogistic;
-    }
-    const double half_width = fixed[i] || information <= 0 ? 0 : kZ95 / std::sqrt(information);
+    const double half_width = kZ95 * std::sqrt(variances[i]);
     rating.low = r[i] - half_width;
     rating.high = r[i] + half_width;
   }

@@ -18,8 +18,10 @@
 // Elo. Each pair that has played gets one virtual draw (BayesElo's prior, smaller), so that a
 // clean sweep has a finite rating. A group of players with no chain of games to an anchor has
 // its first player (in the order of the file) pinned at 0, named in pinned_to. The 95%
-// interval is +-1.96 / sqrt(Fisher information) of the player's own rating with the others
-// held fixed (it ignores the uncertainty of the opponents, so it is a little narrow).
+// interval is +-1.96 standard deviations from the full covariance of the fit (the inverse of
+// the Fisher information matrix over all players not fixed), so a net rated only through
+// other nets carries their uncertainty too. A rating relative to a pinned player, or resting
+// on few games against an anchor, is only as good as that link.
 
 #include <map>
 #include <optional>
