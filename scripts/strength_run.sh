@@ -45,7 +45,8 @@ board_size=9
 rate_only=0
 train_only=0
 positional=()
-loop_options=()
+# The loop's own hourly ratings off: this script rates the run's nets on the same ladder itself.
+loop_options=(--ladder-games 0)
 while (($#)); do
   case $1 in
     --hours) hours=$2; shift 2 ;;
@@ -56,7 +57,7 @@ while (($#)); do
     --board-size) board_size=$2; shift 2 ;;
     --rate-only) rate_only=1; shift ;;
     --train-only) train_only=1; shift ;;
-    --) shift; loop_options=("$@"); break ;;
+    --) shift; loop_options+=("$@"); break ;;
     -h|--help) usage ;;
     --*) echo "strength_run.sh: unknown option $1" >&2; usage ;;
     *) positional+=("$1"); shift ;;

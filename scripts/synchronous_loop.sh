@@ -25,10 +25,13 @@
 #                         (docs/GPU.md)
 #   --set-PROGRAM K=V     an extra --set for one program (selfplay, shuffler, trainer, exporter,
 #                         gatekeeper); repeatable; wins over the loop's own settings below
-#   --ladder-games N      after each cycle, play the newest accepted model N games against the
-#                         previous accepted one and N against GNU Go level 1 (/usr/games/gnugo)
-#                         on the selfplay board size, and rate it on the run's Elo ladder,
-#                         BASE/ladder/ladder.json (anchor gnugo-l1 = 0); default 0: off
+#   --rate-every M        every M minutes of the loop's running time, rate the newest accepted
+#                         model on the run's Elo ladder, BASE/ladder/ladder.json (anchor
+#                         gnugo-l1 = 0): --ladder-games games against the model rated before
+#                         it and as many against GNU Go level 1 (/usr/games/gnugo, installed
+#                         when missing), on the selfplay board size (default 60; 0: after
+#                         every cycle)
+#   --ladder-games N      games per rating match (default 10; 0: no ratings)
 #   --ladder-visits V     the model's visits per move in those games (default 100)
 # The configs' defaults are sized for this 2-core class of box (docs/TRAINING.md); the loop adds
 # only what makes each program stop once its part of the cycle is done (--set-PROGRAM
@@ -49,8 +52,9 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 positional=()
 cycles=0
 games=100
-ladder_games=0
+ladder_games=10
 ladder_visits=100
+rate_every=60
 configs=$root/configs
 gpu_configs=""
 # Extra --set arguments per program, one array each (values may hold spaces).
@@ -62,6 +66,7 @@ while (($#)); do
     --configs) configs=$2; shift 2 ;;
     --gpu) gpu_configs=$root/configs/gpu; shift ;;
     --ladder-games) ladder_games=$2; shift 2 ;;
+    --rate-every) rate_every=$2; shift 2 ;;
     --ladder-visits) ladder_visits=$2; shift 2 ;;
     --set-selfplay|--set-shuffler|--set-trainer|--set-exporter|--set-gatekeeper)
       program=${1#--set-}
@@ -84,7 +89,9 @@ gating=${positional[4]:-0}
 [[ $games =~ ^[1-9][0-9]*$ ]] || { echo "synchronous_loop.sh: --games-per-cycle must be a positive number, got '$games'" >&2; exit 2; }
 [[ $ladder_games =~ ^[0-9]+$ ]] || { echo "synchronous_loop.sh: --ladder-games must be a number, got '$ladder_games'" >&2; exit 2; }
 [[ $ladder_visits =~ ^[1-9][0-9]*$ ]] || { echo "synchronous_loop.sh: --ladder-visits must be a positive number, got '$ladder_visits'" >&2; exit 2; }
-((ladder_games == 0)) || [[ -x /usr/games/gnugo ]] || { echo "synchronous_loop.sh: --ladder-games needs GNU Go (apt-get install gnugo)" >&2; exit 2; }
+[[ $rate_every =~ ^[0-9]+$ ]] || { echo "synchronous_loop.sh: --rate-every must be a number of minutes, got '$rate_every'" >&2; exit 2; }
+((ladder_games == 0)) || [[ -x /usr/games/gnugo ]] || ensure_packages gnugo
+((ladder_games == 0)) || [[ -x /usr/games/gnugo ]] || { echo "synchronous_loop.sh: ratings need GNU Go, and it could not be installed (apt-get install gnugo; or --ladder-games 0)" >&2; exit 2; }
 [[ $gating == 0 || $gating == 1 ]] || { echo "synchronous_loop.sh: USEGATING must be 0 or 1, got '$gating'" >&2; exit 2; }
 [[ $model_kind =~ ^b[0-9]+c[0-9]+$ ]] || { echo "synchronous_loop.sh: MODELKIND must look like b6c96, got '$model_kind'" >&2; exit 2; }
 for program in selfplay shuffler trainer exporter gatekeeper; do
@@ -264,15 +271,17 @@ if [[ -n $previous_state ]]; then
     "cycle ${previous_cycle:-?}, state '$previous_state'); cycles go on from $((cycles_done + 1))" >&2
 fi
 # rate_newest CYCLE: the newest accepted model (largest s<samples>) on the run's Elo ladder, once
-# per model: against GNU Go level 1 (the fixed anchor) and against the previous accepted model.
-# Games and match.json go to BASE/ladder/<model>-vs-<opponent>/.
+# per model: against the model rated before it (BASE/ladder/rated.txt, one name a line) and
+# against GNU Go level 1 (the fixed anchor). Games and match.json go to
+# BASE/ladder/<model>-vs-<opponent>/.
 rate_newest() {
   local models model previous size
   mapfile -t models < <(find "$base/models" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp*' \
     -printf '%f\n' | sed 's/.*-s\([0-9]*\)-d[0-9]*$/\1 &/' | sort -n | cut -d' ' -f2)
   ((${#models[@]})) || return 0
   model=${models[-1]}
-  [[ ! -e $base/ladder/$model-vs-gnugo-l1 ]] || return 0
+  ! grep -qx "$model" "$base/ladder/rated.txt" 2> /dev/null || return 0
+  previous=$(tail -1 "$base/ladder/rated.txt" 2> /dev/null || true)
   # The first of selfplay's board sizes ("9:1,13:1" gives 9), as selfplay reads it.
   size=$("$bin/tengen-selfplay" --config "$configs/selfplay.cfg" "${sets_selfplay[@]}" \
     --print-config board_sizes)
@@ -281,8 +290,7 @@ rate_newest() {
   local gtp="$bin/tengen-gtp --visits $ladder_visits --model"
   local common=(--board-size "${size:-9}" --games "$ladder_games" --ladder "$base/ladder/ladder.json"
     --ladder-anchors gnugo-l1=0)
-  if ((${#models[@]} > 1)); then
-    previous=${models[-2]}
+  if [[ -n $previous && $previous != "$model" && -d $base/models/$previous ]]; then
     run_stage ladder "$1" match --engine1 "$gtp $base/models/$model" --name1 "$model" \
       --engine2 "$gtp $base/models/$previous" --name2 "$previous" \
       --output-dir "$base/ladder/$model-vs-$previous" "${common[@]}"
@@ -292,6 +300,22 @@ rate_newest() {
     --engine2 "/usr/games/gnugo --mode gtp --level 1 --chinese-rules --positional-superko" \
     --name2 gnugo-l1 --output-dir "$base/ladder/$model-vs-gnugo-l1" "${common[@]}"
   ladder_result
+  echo "$model" >> "$base/ladder/rated.txt"
+}
+
+# rate_when_due CYCLE SECONDS: adds the cycle's SECONDS to the running time since the last
+# rating (BASE/ladder/seconds_since_rating, so that a stopped and resumed loop counts on) and
+# rates the newest model once --rate-every minutes have passed.
+rate_when_due() {
+  ((ladder_games > 0)) || return 0
+  local clock=$base/ladder/seconds_since_rating since
+  mkdir -p "$base/ladder"
+  since=$(($(cat "$clock" 2> /dev/null || echo 0) + $2))
+  if ((since >= rate_every * 60)); then
+    rate_newest "$1"
+    since=0
+  fi
+  echo "$since" > "$clock.tmp" && mv -f "$clock.tmp" "$clock"
 }
 
 # ladder_result: the match that ran last, as tengen-match summed it up, for the cycle's summary.
@@ -322,7 +346,7 @@ while ((cycles == 0 || cycles_this_run < cycles)); do
     --model-kind "$model_kind" --stop-when-train-bucket-limited true --quit-if-no-data true \
     --set export_mode=main
   run_stage export "$cycle" exporter --once true --gating "$([[ $gating == 1 ]] && echo true || echo false)"
-  ((ladder_games == 0)) || rate_newest "$cycle"
+  rate_when_due "$cycle" $(($(date +%s) - cycle_start))
   cycles_done=$cycle
   cycles_this_run=$((cycles_this_run + 1))
   record_phase "cycle done" "$cycle"
@@ -334,7 +358,7 @@ if ((gating)); then
   cycle_ladder=""
   run_stage gating "$cycle" gatekeeper --quit-if-no-nets-to-test true
   gated=$(gating_result "${before[@]}")
-  ((ladder_games == 0)) || rate_newest "$cycle"
+  rate_when_due "$cycle" 0
   echo "=== after cycle $cycle: gating: $gated; $(model_dirs "$base/models") models ===$cycle_ladder" >&2
 fi
 record_phase done "$cycle"

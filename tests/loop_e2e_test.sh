@@ -27,7 +27,7 @@ tiny=(--set-selfplay board_sizes=7:1 --set-selfplay pos_len=7 --set-selfplay ful
   --set-trainer log_level=warning
   --set-exporter log_level=warning)
 TENGEN_BIN=$bin bash "$src/scripts/synchronous_loop.sh" "$base" e2e tiny b1c16 1 \
-  --cycles 2 --games-per-cycle 6 --ladder-games 2 --ladder-visits 4 "${tiny[@]}" \
+  --cycles 2 --games-per-cycle 6 --ladder-games 2 --ladder-visits 4 --rate-every 0 "${tiny[@]}" \
   --set-gatekeeper games=2 --set-gatekeeper visits=4 --set-gatekeeper board_sizes=7:1 \
   --set-gatekeeper pos_len=7 --set-gatekeeper num_game_threads=2 \
   --set-gatekeeper required_candidate_win_prop=0 --set-gatekeeper log_level=warning \
@@ -82,13 +82,21 @@ grep -qE '=== cycle 2 done in .*; 1 models; gating: 1 accepted, 0 rejected ===' 
   fail "cycle 2's summary misses the gating result"
 grep -qE '^  .* vs gnugo-l1: .*Elo' "$work/loop.log" || fail "no ladder result under a cycle's summary"
 (($(wc -l < "$work/loop.log") < 80)) || fail "the terminal got $(wc -l < "$work/loop.log") lines for 2 cycles"
-# A rerun resumes the count: cycle 3 follows the two cycles done.
+rated=$(wc -l < "$base/ladder/rated.txt")
+((rated >= 2)) || fail "rated.txt names $rated models, expected one per accepted model"
+# A rerun resumes the count: cycle 3 follows the two cycles done. With the default --rate-every
+# 60 and 50 minutes since the last rating (as if run before), the cycle adds its time to that
+# clock and rates nothing.
+echo 3000 > "$base/ladder/seconds_since_rating"
 TENGEN_BIN=$bin bash "$src/scripts/synchronous_loop.sh" "$base" e2e tiny b1c16 0 --cycles 1 \
-  --games-per-cycle 2 "${tiny[@]}" > "$work/loop2.log" 2>&1 ||
+  --games-per-cycle 2 --ladder-games 2 --ladder-visits 4 "${tiny[@]}" > "$work/loop2.log" 2>&1 ||
   { code=$?; cat "$work/loop2.log"; fail "the resumed loop exited with $code"; }
 cat "$work/loop2.log"
 grep -q "resuming after 2 finished cycles" "$work/loop2.log" || fail "the rerun does not say it resumes"
 grep -q "=== cycle 3 done" "$work/loop2.log" || fail "the rerun does not count on from cycle 3"
+(($(wc -l < "$base/ladder/rated.txt") == rated)) || fail "a model was rated before its hour was up"
+clock=$(cat "$base/ladder/seconds_since_rating")
+((clock > 3000 && clock < 3600)) || fail "the rating clock reads $clock, expected 3000 plus the cycle"
 # tengen-status reads the run: the accepted models, and no program left stale or dead.
 "$bin/tengen-status" "$base" --min-free-gb 0 --min-free-percent 0 > "$work/status.txt" ||
   fail "tengen-status failed"
