@@ -16,6 +16,8 @@
 #   --gnugo-levels L   GNU Go levels to rate against, comma-separated (default 1,5,10)
 #   --visits V         the nets' visits per move in rating games (default 100)
 #   --board-size N     board size of the rating games (default 9, the loop's)
+#   --handicap-games N games of the last net giving GNU Go level 10 two stones at komi 0.5
+#                      (off the ladder, which rates even games; default 40; 0: none)
 #   --rate-only        skip training (whatever running time is left) and rate what exists
 #   --train-only       train up to the running time, rate nothing (bench/gating_ab.sh trains
 #                      two runs in turns this way, then rates both)
@@ -42,6 +44,7 @@ games=40
 levels=1,5,10
 visits=100
 board_size=9
+handicap_games=40
 rate_only=0
 train_only=0
 positional=()
@@ -55,6 +58,7 @@ while (($#)); do
     --gnugo-levels) levels=$2; shift 2 ;;
     --visits) visits=$2; shift 2 ;;
     --board-size) board_size=$2; shift 2 ;;
+    --handicap-games) handicap_games=$2; shift 2 ;;
     --rate-only) rate_only=1; shift ;;
     --train-only) train_only=1; shift ;;
     --) shift; loop_options+=("$@"); break ;;
@@ -68,6 +72,7 @@ done
 [[ $every =~ ^[0-9]*\.?[0-9]+$ ]] || { echo "strength_run.sh: --every must be a number, got '$every'" >&2; exit 2; }
 [[ $games =~ ^[1-9][0-9]*$ ]] || { echo "strength_run.sh: --games must be a positive number, got '$games'" >&2; exit 2; }
 [[ $board_size =~ ^[0-9]+$ ]] || { echo "strength_run.sh: --board-size must be a number, got '$board_size'" >&2; exit 2; }
+[[ $handicap_games =~ ^[0-9]+$ ]] || { echo "strength_run.sh: --handicap-games must be a number, got '$handicap_games'" >&2; exit 2; }
 [[ $visits =~ ^[1-9][0-9]*$ ]] || { echo "strength_run.sh: --visits must be a positive number, got '$visits'" >&2; exit 2; }
 [[ $levels =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "strength_run.sh: --gnugo-levels must look like 1,5,10, got '$levels'" >&2; exit 2; }
 ensure_packages gnugo
@@ -199,7 +204,21 @@ rate() {
     done
     previous=$name
   done
+  handicap_match "$last" "$gtp $base/models/$last"
   summarize "${nets[@]}"
+}
+
+# handicap_match NAME ENGINE: the net gives GNU Go level 10 two stones at komi 0.5, off the
+# ladder, unless it was played already.
+handicap_match() {
+  local out=$base/ladder/$1-vs-gnugo-l10-2-stones
+  ((handicap_games > 0)) || return 0
+  grep -qs '"complete": true' "$out/match.json" && return 0
+  echo "strength_run.sh: $1 giving gnugo-l10 two stones, $handicap_games games" >&2
+  "$bin/tengen-match" --engine1 "$2" --name1 "$1" --name2 gnugo-l10 \
+    --engine2 "$gnugo --mode gtp --level 10 --chinese-rules --positional-superko" \
+    --games "$handicap_games" --board-size "$board_size" --rules.komi 0.5 --handicap 2 \
+    --output-dir "$out" --log-level warning
 }
 
 # summarize "HOUR NAME"...: summary.md from the ladder and the match records.
@@ -223,8 +242,8 @@ summarize() {
       --ladder-show true
     echo '```'
     echo
-    echo "| match | games | score of the first | Elo difference (95%) |"
-    echo "| --- | --- | --- | --- |"
+    echo "| match | games | score of the first | Elo difference (95%) | at a move cap |"
+    echo "| --- | --- | --- | --- | --- |"
     local record
     for record in "$base"/ladder/*-vs-*/match.json; do
       [[ -f $record ]] || continue
@@ -233,8 +252,12 @@ import json, sys
 m = json.load(open(sys.argv[1]))
 e = m["elo"]
 f = lambda x: "unbounded" if x is None else "%+.0f" % x
-print("| %s vs %s | %d | %.1f%% | %s (%s, %s) |" % (m["engines"][0]["name"], m["engines"][1]["name"],
-      m["games"], 100 * m["win_rate"], f(e["elo"]), f(e["low"]), f(e["high"])))' "$record"
+stones = m.get("handicap", 0)
+extra = " (%d stones to engine %d, komi %g)" % (stones, m["handicap_engine"], m["komi"]) if stones else ""
+capped = sum(g["end"] == "move cap" or "cleanup move cap" in g["detail"] for g in m["game_list"])
+print("| %s vs %s%s | %d | %.1f%% | %s (%s, %s) | %d |" % (m["engines"][0]["name"],
+      m["engines"][1]["name"], extra, m["games"], 100 * m["win_rate"], f(e["elo"]), f(e["low"]),
+      f(e["high"]), capped))' "$record"
     done
   } > "$out"
   mv -f "$out" "$state/summary.md"

@@ -2,7 +2,7 @@
 # scripts/strength_run.sh with the loop's tiny settings: trains for its running-time budget
 # (not much more), records each model with its running time and selfplay games, rates the
 # first, the interval and the last nets against each other and GNU Go level 1 on the ladder,
-# writes the summary; run again, it neither trains nor plays a finished match twice. A loop that
+# has the last net give GNU Go level 10 two stones (off the ladder), writes the summary; run again, it neither trains nor plays a finished match twice. A loop that
 # fails (a bad option) fails the run with its status.
 set -euo pipefail
 src=$1
@@ -15,7 +15,7 @@ source "$src/tests/loop_lib.sh"
 tiny_loop_sets selfplay shuffler trainer
 run() {
   bash "$src/scripts/strength_run.sh" "$base" --hours 0.012 --every 0.006 --games 2 \
-    --gnugo-levels 1 --visits 4 --board-size 7 -- strength tiny b1c16 0 --games-per-cycle 6 \
+    --gnugo-levels 1 --visits 4 --board-size 7 --handicap-games 2 -- strength tiny b1c16 0 --games-per-cycle 6 \
     "${loop_sets[@]}" > "$work/run$1.log" 2>&1 ||
     { cat "$work/run$1.log"; fail "strength_run.sh exited with $?"; }
 }
@@ -58,6 +58,13 @@ grep -q "vs gnugo-l1 | 2 |" "$base/strength/summary.md" || fail "summary lacks t
 last=$(tail -1 "$base/strength/models.tsv" | cut -f1)
 grep -q "| $last |" "$base/strength/summary.md" || fail "summary lacks the last net $last"
 [[ -f $base/ladder/$last-vs-gnugo-l1/match.json ]] || fail "the last net was not rated against GNU Go"
+# The last net gave GNU Go level 10 two stones, off the ladder, and the summary says so.
+handicap=$base/ladder/$last-vs-gnugo-l10-2-stones/match.json
+grep -q '"complete": true' "$handicap" || fail "no complete handicap match"
+grep -q '"handicap": 2' "$handicap" || fail "the handicap match has no stones: $(head -30 "$handicap")"
+! grep -q gnugo-l10 "$base/ladder/ladder.json" || fail "the handicap match went on the ladder"
+grep -q "vs gnugo-l10 (2 stones to engine 2, komi 0.5) | 2 |" "$base/strength/summary.md" ||
+  fail "summary lacks the handicap match: $(cat "$base/strength/summary.md")"
 matches=$(ls -d "$base"/ladder/*-vs-* | wc -l)
 # The rating games' engines are quiet: the run's output has its results, not a line per move.
 ! grep -q "genmove" "$work/run1.log" || fail "the engines' move lines are in the output"
