@@ -18,16 +18,12 @@
 
 #include "pipeline/heartbeat.h"
 #include "status/disk_survey.h"
+#include "status/utc_time.h"
 
 namespace tengen::status {
 
 constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
 
-// Seconds since the epoch of "YYYY-MM-DDTHH:MM:SS[.fff]Z" (what every program writes);
-// nullopt when the text is not such a time.
-std::optional<double> ParseUtc(const std::string& text);
-// "YYYY-MM-DDTHH:MM:SSZ".
-std::string FormatUtc(double seconds);
 // Modification time of a path, nullopt when it cannot be read.
 std::optional<double> ModificationTime(const std::string& path);
 
