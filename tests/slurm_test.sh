@@ -267,7 +267,7 @@ status=$(exit_status_of trainer "$old_pid")
 [[ $status == 0 ]] || fail "trainer pid $old_pid exited with status $status after the requeue's SIGTERM (log $old_log)"
 grep -q "(stopped by a signal)" "$old_log" || fail "trainer pid $old_pid did not log its stop by the signal (log $old_log)"
 grep -q "samples, epoch in progress at step" "$old_log" ||
-  fail "trainer pid $old_pid did not checkpoint inside its epoch (log $old_log)"
+  fail "trainer pid $old_pid did not checkpoint inside its epoch (log $old_log; its end: $(tail -n 12 "$old_log"))"
 check_all "the requeue"
 ckpt=$(newest_checkpoint)
 [[ -n $ckpt ]] || fail "no trainer checkpoint after the requeue"

@@ -178,6 +178,55 @@ TEST_CASE("trainer: a saved state continues bit for bit") {
                        doctest::Contains("ckpt/trainer.pt"), FormatError);
 }
 
+TEST_CASE("trainer: snapshots give the moving average of the weights, kept across a reload") {
+  const nn::TrainBatch a = FirstRows(32);
+  const nn::TrainBatch b = FirstRows(48).Slice(16, 48);
+  auto model = nn::TorchModel::Create(TinyConfig(), 5);
+  nn::TrainerOptions plain;
+  nn::TrainerOptions averaged;
+  averaged.weight_average_samples = 100;
+  nn::NetTrainer current(*model, plain, nullptr);
+  nn::NetTrainer average(*model, averaged, nullptr);
+  // Before any step the average is the start.
+  CHECK(SameWeights(*average.Snapshot("x"), *model, true));
+  std::vector<std::unique_ptr<nn::TorchModel>> weights;
+  weights.push_back(current.Snapshot("w0"));
+  for (const nn::TrainBatch* batch : {&a, &b}) {
+    current.Step(*batch, 32, 1e-3);
+    average.Step(*batch, 32, 1e-3);
+    weights.push_back(current.Snapshot("w"));
+  }
+  // The same steps on the same weights: the averaging trainer's own weights are `current`'s;
+  // its snapshot is w0 moved twice towards the weights of the step, by 1 - e^(-32/100).
+  const double k = 1 - std::exp(-32.0 / 100);
+  const auto p0 = weights[0]->net()->named_parameters();
+  const auto p1 = weights[1]->net()->named_parameters();
+  const auto p2 = weights[2]->net()->named_parameters();
+  const auto got = average.Snapshot("x")->net()->named_parameters();
+  double largest = 0, moved = 0;
+  for (const auto& item : p0) {
+    const std::string& name = item.key();
+    const torch::Tensor once = p0[name] + k * (p1[name] - p0[name]);
+    const torch::Tensor twice = once + k * (p2[name] - once);
+    largest = std::max(largest, (got[name] - twice).abs().max().item<double>());
+    moved = std::max(moved, (got[name] - p2[name]).abs().max().item<double>());
+  }
+  CHECK(largest < 1e-6);
+  CHECK(moved > 1e-5);  // the average lags the weights
+  // Saved and loaded, the average goes on where it was.
+  const std::string saved = average.SaveState();
+  nn::NetTrainer reloaded(*nn::TorchModel::Create(TinyConfig(), 99), averaged, nullptr);
+  reloaded.LoadState(saved, "state");
+  CHECK(SameWeights(*reloaded.Snapshot("x"), *average.Snapshot("x")));
+  reloaded.Step(a, 32, 1e-3);
+  average.Step(a, 32, 1e-3);
+  CHECK(SameWeights(*reloaded.Snapshot("x"), *average.Snapshot("x")));
+  // A state saved with the average off starts it at its weights.
+  nn::NetTrainer turned_on(*nn::TorchModel::Create(TinyConfig(), 99), averaged, nullptr);
+  turned_on.LoadState(current.SaveState(), "state");
+  CHECK(SameWeights(*turned_on.Snapshot("x"), *current.Snapshot("x")));
+}
+
 TEST_CASE("trainer: out of memory halves the micro-batch and the step still happens") {
   const nn::TrainBatch batch = FirstRows(32);
   auto model = nn::TorchModel::Create(TinyConfig(), 5);

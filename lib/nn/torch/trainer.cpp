@@ -169,6 +169,8 @@ struct NetTrainer::Impl {
   int micro_batch = 0;
   int64_t steps = 0;
   LossScaler scaler{false};
+  // options.weight_average_samples > 0: the average of each parameter, by name.
+  std::vector<std::pair<std::string, torch::Tensor>> average;
 
   bool distributed() const { return group != nullptr && group->world_size() > 1; }
   std::vector<torch::Tensor> AllParams() const {
@@ -182,7 +184,26 @@ struct NetTrainer::Impl {
   void SetStepHyperparameters(double lr_per_sample, int64_t global_rows);
   torch::Tensor AccumulateGradients(const TrainBatch& batch, int micro);
   bool FinishGradients();
+  // The average starts as a copy of the current weights.
+  void ResetAverage();
+  void UpdateAverage(int64_t global_rows);
 };
+
+void NetTrainer::Impl::ResetAverage() {
+  torch::NoGradGuard no_grad;
+  average.clear();
+  for (auto& item : net->named_parameters()) {
+    average.emplace_back(item.key(), item.value().detach().clone());
+  }
+}
+
+void NetTrainer::Impl::UpdateAverage(int64_t global_rows) {
+  const double weight =
+      1 - std::exp(-static_cast<double>(global_rows) / options.weight_average_samples);
+  torch::NoGradGuard no_grad;
+  const auto params = net->named_parameters();
+  for (auto& [name, tensor] : average) tensor.lerp_(params[name].detach(), weight);
+}
 
 void NetTrainer::Impl::BuildOptimizer() {
   using torch::optim::OptimizerParamGroup;
@@ -309,6 +330,10 @@ NetTrainer::NetTrainer(const TorchModel& start, const TrainerOptions& options, P
     BroadcastFlat(*group, m.Buffers());
   }
   m.BuildOptimizer();
+  if (options.weight_average_samples < 0) {
+    throw ConfigError("weight_average_samples must be >= 0");
+  }
+  if (options.weight_average_samples > 0) m.ResetAverage();
 }
 
 NetTrainer::~NetTrainer() = default;
@@ -336,6 +361,7 @@ LossSums NetTrainer::Step(const TrainBatch& batch, int64_t global_rows, double l
     m.SetStepHyperparameters(lr_per_sample, global_rows);
     m.optimizer->step();
   }
+  if (!m.average.empty()) m.UpdateAverage(global_rows);
   ++m.steps;
   return UnpackLosses(sums);
 }
@@ -391,6 +417,9 @@ std::string NetTrainer::SaveState() const {
                 torch::full({1}, m.scaler.good_steps_since_growth(), i64));
   archive.write("loss_scale",
                 torch::full({1}, m.scaler.scale(), torch::TensorOptions().dtype(torch::kFloat64)));
+  for (const auto& [name, tensor] : m.average) {
+    archive.write("average/" + name, tensor.detach().to(torch::kCPU).contiguous());
+  }
   std::ostringstream out;
   archive.save_to(out);
   return out.str();
@@ -424,6 +453,14 @@ void NetTrainer::LoadState(const std::string& bytes, const std::string& what) {
     const int64_t skipped_steps = read_scalar("skipped_steps").item<int64_t>();
     const int64_t good_steps = read_scalar("good_steps_since_growth").item<int64_t>();
     m.scaler.Restore(read_scalar("loss_scale").item<double>(), good_steps, skipped_steps);
+    // A state saved without the average (it was off then) starts it from these weights.
+    if (!m.average.empty()) m.ResetAverage();
+    for (auto& [name, tensor] : m.average) {
+      torch::Tensor saved;
+      if (archive.try_read("average/" + name, saved) && saved.sizes() == tensor.sizes()) {
+        tensor.copy_(saved);
+      }
+    }
   } catch (const c10::Error& e) {
     throw FormatError(what + ": not a trainer state of " + m.config.Architecture() + ": " +
                       e.what_without_backtrace());
@@ -435,6 +472,13 @@ std::unique_ptr<TorchModel> NetTrainer::Snapshot(const std::string& name) const 
   config.name = name;
   auto model = TorchModel::Create(config, 0);
   CopyNetState(*impl_->net, model->net().get());
+  if (!impl_->average.empty()) {
+    torch::NoGradGuard no_grad;
+    auto params = model->net()->named_parameters();
+    for (const auto& [param, tensor] : impl_->average) {
+      params[param].copy_(tensor.to(torch::kCPU, torch::kFloat32));
+    }
+  }
   return model;
 }
 

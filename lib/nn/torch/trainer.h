@@ -39,6 +39,12 @@ struct TrainerOptions {
   double weight_decay = 3e-5;
   int micro_batch = 0;        // largest micro-batch per rank; 0 = the rank's whole share
   double grad_clip_norm = 0;  // clip the summed gradient's norm; 0 = off
+  // An exponential moving average of the weights, kept beside them and given out by Snapshot
+  // (KataGo exports an average of its weights too): after each step, average += (1 -
+  // exp(-rows / weight_average_samples)) x (weights - average), so a weight counts with
+  // e^-1 after this many samples. 0 = off: snapshots are the current weights. Batch-norm
+  // statistics are the current ones either way.
+  double weight_average_samples = 0;
   bool channels_last = true;
   int intra_op_threads = 0;  // torch's intra-op threads (process-wide); 0 = leave as it is
   // Test hook: a micro-batch larger than this fails as if out of memory (0 = off), to exercise
@@ -94,7 +100,8 @@ class NetTrainer {
   std::string SaveState() const;
   // Throws FormatError (naming `what`) when the bytes are not a state of this architecture.
   void LoadState(const std::string& bytes, const std::string& what);
-  // The current weights as a CPU fp32 model named `name`.
+  // The weights as a CPU fp32 model named `name`: their average when weight_average_samples
+  // is on, else the current ones.
   std::unique_ptr<TorchModel> Snapshot(const std::string& name) const;
 
  private:

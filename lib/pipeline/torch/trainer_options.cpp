@@ -29,6 +29,9 @@ OptionTable<nn::TrainerOptions> NetOptionTable() {
       .Double("weight_decay", &N::weight_decay, 0.0, 1.0,
               "sgd: L2 per sample on weights; adamw: decoupled decay")
       .Double("grad_clip_norm", &N::grad_clip_norm, 0, 1e12, "clip the gradient norm; 0 = off")
+      .Double("weight_average_samples", &N::weight_average_samples, 0, 1e15,
+              "snapshots export an exponential moving average of the weights whose weight on a "
+              "step falls to 1/e after this many samples; 0 = off (the current weights)")
       .String("device", &N::device,
               "cpu, cuda or cuda:N (with several ranks, cuda = cuda:LOCAL_RANK)")
       .Choice("precision", &N::precision, {"auto", "fp32", "bf16", "fp16"},
