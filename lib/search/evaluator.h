@@ -2,9 +2,9 @@
 // What search sees of a neural net: one synchronous call per leaf that returns a policy over
 // the board and the value and score of the position, all from the side to move's view.
 //
-// The call blocks the calling game thread until the answer is ready. Later a batching server
-// behind this interface gathers leaves from many concurrent games into one batch and wakes
-// each caller when its batch has run, as KataGo's NN server does; search does not need to know.
+// The call returns when the answer is ready. Behind it, pipeline's NetLeafEvaluator hands the
+// leaf to a batching server (nn/batching.h) that runs the leaves of many games as one batch;
+// a selfplay game on a fiber yields its thread meanwhile. Search does not need to know.
 // This header uses only std and go/ types, so search is tested with fakes and never sees
 // libtorch or nn/ (tests/layering_test.sh enforces it).
 
