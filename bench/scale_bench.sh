@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Times every program's look at a shared base directory, on a base directory of any size
-# (bench/scale_sim.py inflates a real one to 1,000,000 shards from 1,000 hosts):
+# (experiments/scale_sim.py inflates a real one to 1,000,000 shards from 1,000 hosts):
 #
 #   bench/scale_bench.sh BASE [--runs N] [--cold] [--training-name NAME --run-name NAME
 #                        --model-kind KIND --pos-len N]
@@ -18,7 +18,7 @@
 # --cold drops the page cache before every run (root only): what a restarted program sees on a
 # filesystem whose metadata is not cached. None of the commands adds data to BASE (they write
 # logs and heartbeats). Programs come from TENGEN_BIN (default build/release/bin); the training
-# options must name BASE's trainer (the defaults suit bench/scale_sim.py's seed, tiny loop).
+# options must name BASE's trainer (the defaults suit experiments/scale_sim.py's seed, tiny loop).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${TENGEN_BIN:-$root/build/release/bin}

@@ -19,7 +19,7 @@
 #   --handicap-games N games of the last net giving GNU Go level 10 two stones at komi 0.5
 #                      (off the ladder, which rates even games; default 40; 0: none)
 #   --rate-only        skip training (whatever running time is left) and rate what exists
-#   --train-only       train up to the running time, rate nothing (bench/gating_ab.sh trains
+#   --train-only       train up to the running time, rate nothing (experiments/gating_ab.sh trains
 #                      two runs in turns this way, then rates both)
 #
 # Files, under BASEDIR/strength/:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/after_first_pass.py on two made-up 5x5 games with the same first 11 moves (a black wall
+# experiments/after_first_pass.py on two made-up 5x5 games with the same first 11 moves (a black wall
 # on column C, a white one on D, Black passes) and a white throw-in at A5 (Black's area):
 # in the first, Black captures it (no gain); in the second, both pass and the stone stays,
 # turning Black's 10-point area into dame (White gains 11: from B+5 to W+6). A third game, of
@@ -29,7 +29,7 @@ mkdir -p "$work/selfplay/m3/sgfs"
 echo "(;FF[4]GM[1]SZ[5]KM[0]${walls};W[ea];B[];W[eb];B[];W[])" > "$work/selfplay/m3/sgfs/games.sgfs"
 mkdir -p "$work/selfplay/m4/sgfs"
 echo "(;FF[4]GM[1]SZ[5]KM[0]${walls};W[ea];B[aa];W[];B[])" > "$work/selfplay/m4/sgfs/games.sgfs"
-out=$(python3 "$src/bench/after_first_pass.py" "$work")
+out=$(python3 "$src/experiments/after_first_pass.py" "$work")
 line=$(grep $'^m\t' <<< "$out" || true)
 [[ -n $line ]] || fail "no line for the model: $out"
 IFS=$'\t' read -r model games median with_stones median_stones capturing moved change \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/gating_ab.sh (bench/loop_ab.sh with a gated and an ungated arm) with the loop's tiny
+# experiments/gating_ab.sh (experiments/loop_ab.sh with a gated and an ungated arm) with the loop's tiny
 # settings, after loop_ab.sh's errors for bad arms: Ctrl-C while the gated run trains stops the
 # whole comparison (status 130, the ungated run not started); run again, both runs train to
 # their running-time budget, their last nets play each other and each run is rated; a third
@@ -16,7 +16,7 @@ source "$src/tests/loop_lib.sh"
 expect_error() {
   local want=$1 out status=0
   shift
-  out=$(TENGEN_BIN=/nonexistent bash "$src/bench/loop_ab.sh" "$work/bad" "$@" 2>&1) || status=$?
+  out=$(TENGEN_BIN=/nonexistent bash "$src/experiments/loop_ab.sh" "$work/bad" "$@" 2>&1) || status=$?
   ((status == 2)) || fail "loop_ab.sh $*: status $status, not 2"
   [[ $out == *"$want"* ]] || fail "loop_ab.sh $*: '$want' not in: $out"
   [[ ! -e $work/bad ]] || fail "loop_ab.sh $*: made its directory despite the error"
@@ -34,14 +34,14 @@ args=("$dir" --hours 0.01 --slice 0.01 --games 2 --rate-games 2 --gnugo-levels 1
   --board-size 7 --model b1c16 -- --games-per-cycle 6 "${loop_sets[@]}")
 seconds() { cat "$dir/$1/strength/running_seconds" 2> /dev/null || echo 0; }
 run() {
-  bash "$src/bench/gating_ab.sh" "${args[@]}" > "$work/run$1.log" 2>&1 ||
+  bash "$src/experiments/gating_ab.sh" "${args[@]}" > "$work/run$1.log" 2>&1 ||
     { cat "$work/run$1.log"; fail "gating_ab.sh exited with $?"; }
 }
 
 # Ctrl-C, as a terminal sends it to the foreground process group, a few seconds into the gated
 # run (the script's own group: setsid; SIGINT at its default: a background job of a script
 # starts with it ignored).
-setsid env --default-signal=INT bash "$src/bench/gating_ab.sh" "${args[@]}" > "$work/run0.log" 2>&1 &
+setsid env --default-signal=INT bash "$src/experiments/gating_ab.sh" "${args[@]}" > "$work/run0.log" 2>&1 &
 pid=$!
 deadline=$(($(now) + 120))
 until grep -q -- "--- cycle 1: selfplay" "$work/run0.log"; do

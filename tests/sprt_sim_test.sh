@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# bench/sprt_sim.py: a far stronger candidate is always accepted and a far weaker one never;
+# experiments/sprt_sim.py: a far stronger candidate is always accepted and a far weaker one never;
 # with the floor at the game limit every match plays all its games.
 set -euo pipefail
 src=$1
 fail() { echo "FAIL: $*" >&2; exit 1; }
-sim() { python3 "$src/bench/sprt_sim.py" --matches 200 --games 30 "$@"; }
+sim() { python3 "$src/experiments/sprt_sim.py" --matches 200 --games 30 "$@"; }
 
 out=$(sim --min-games 0 --true-elo=-800,800)
 expected=$'min_games\ttrue Elo\taccepted\tmedian games\n0\t-800\t0.000\t'

@@ -51,7 +51,7 @@ struct SprtParams {
   // No decision before this many games. The log-likelihood ratio floors the score variance at
   // 1/(4n), so without it a candidate that wins its first 5 games is accepted at once (elo0 0,
   // elo1 50): simulated with a candidate 50 Elo weaker, 200 games at most, 3.3% accepted
-  // with no floor and 1.9% with 10 (bench/sprt_sim.py).
+  // with no floor and 1.9% with 10 (experiments/sprt_sim.py).
   int min_games = 0;
 };
 enum class SprtDecision { kContinue, kAccept, kReject };

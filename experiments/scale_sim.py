@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Inflates a real base directory into a synthetic one the size of a large cluster's.
 
-    bench/scale_sim.py SEED OUT [--files 1000000] [--hosts 1000] [--models 100] [--days 7]
+    experiments/scale_sim.py SEED OUT [--files 1000000] [--hosts 1000] [--models 100] [--days 7]
                        [--no-sgfs]
 
 SEED is a base directory from a real (tiny) run: OUT starts as a copy of it, then gets FILES

@@ -7,7 +7,7 @@ log-likelihood ratio of elo1 against elo0, with the score variance floored at 1/
 log((1 - beta) / alpha) and rejects at log(beta / (1 - alpha)); undecided after GAMES games,
 a score of at least half accepts. Games are won or lost (no draws).
 
-    bench/sprt_sim.py [--matches N] [--games G] [--elo0 E0] [--elo1 E1] [--alpha A]
+    experiments/sprt_sim.py [--matches N] [--games G] [--elo0 E0] [--elo1 E1] [--alpha A]
                       [--beta B] [--min-games M,M,...] [--true-elo=E,E,...] [--seed S]
 
 Lists take commas; write --true-elo=-50,0 (with "=": the values may start with "-"). Prints,

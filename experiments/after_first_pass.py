@@ -8,7 +8,7 @@ the rest, and compares the Tromp-Taylor area score at the first pass with the fi
 the moves after the first pass change the score, they were worth playing under Tromp-Taylor
 (dead stones must be captured to count), when they do not, they were pointless.
 
-    bench/after_first_pass.py BASE [MODEL...]
+    experiments/after_first_pass.py BASE [MODEL...]
 
 Prints one line per model: games; the median of moves after the first pass, passes counted (as
 selfplay's own counter does: a game ending pass, pass has 1); games in which stones were played

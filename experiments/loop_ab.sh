@@ -2,7 +2,7 @@
 # Two ways of running the default loop on this machine, side by side: which makes the stronger
 # net in the same running time?
 #
-#   bench/loop_ab.sh DIR --arm NAME=OPTIONS --arm NAME=OPTIONS [--hours H] [--slice H]
+#   experiments/loop_ab.sh DIR --arm NAME=OPTIONS --arm NAME=OPTIONS [--hours H] [--slice H]
 #                    [--games N] [--rate-games N] [--gnugo-levels L] [--visits V]
 #                    [--board-size N] [--model KIND] [-- loop options]
 #
@@ -20,7 +20,7 @@
 # train KIND nets (default b4c64, the loop's default); the options after -- go to both loops.
 #
 # Example: what the score utility buys (docs/RESULTS.md):
-#   bench/loop_ab.sh /work/ab-score --hours 0.5 --rate-games 0 --arm default= \
+#   experiments/loop_ab.sh /work/ab-score --hours 0.5 --rate-games 0 --arm default= \
 #     --arm noscore="--set-selfplay dynamic_score_utility=0 --set-selfplay root_ending_bonus_points=0"
 set -euo pipefail
 # strength_run.sh stops cleanly on Ctrl-C and exits 0; this script must stop too, not go on
