@@ -15,14 +15,20 @@ keys() {
   awk '/^\[/ { gsub(/[][ ]/, ""); section = $0 "."; next }
        /^[a-z_]+ *=/ { sub(/ *=.*/, ""); print section $0 }' "$1" | sort -u
 }
-count=0
+shared=()
 while read -r key; do
-  [[ $different == *" ${key##*.} "* ]] && continue
-  selfplay=$("$bin/tengen-selfplay" --config "$src/configs/selfplay.cfg" --print-config "$key")
-  gatekeeper=$("$bin/tengen-gatekeeper" --config "$src/configs/gatekeeper.cfg" --print-config "$key")
-  [[ $selfplay == "$gatekeeper" ]] ||
-    fail "$key is '$selfplay' in configs/selfplay.cfg and '$gatekeeper' in configs/gatekeeper.cfg"
-  count=$((count + 1))
+  [[ $different == *" ${key##*.} "* ]] || shared+=("$key")
 done < <(comm -12 <(keys "$src/configs/selfplay.cfg") <(keys "$src/configs/gatekeeper.cfg"))
-((count >= 20)) || fail "only $count shared keys compared: is the parsing of the configs broken?"
-echo "play_configs: $count shared keys agree"
+((${#shared[@]} >= 20)) || fail "only ${#shared[@]} shared keys: is the parsing of the configs broken?"
+# One run of each program prints every shared key's effective value, one a line.
+args=()
+for key in "${shared[@]}"; do args+=(--print-config "$key"); done
+mapfile -t selfplay < <("$bin/tengen-selfplay" --config "$src/configs/selfplay.cfg" "${args[@]}")
+mapfile -t gatekeeper < <("$bin/tengen-gatekeeper" --config "$src/configs/gatekeeper.cfg" "${args[@]}")
+((${#selfplay[@]} == ${#shared[@]} && ${#gatekeeper[@]} == ${#shared[@]})) ||
+  fail "expected ${#shared[@]} values, got ${#selfplay[@]} and ${#gatekeeper[@]}"
+for i in "${!shared[@]}"; do
+  [[ ${selfplay[i]} == "${gatekeeper[i]}" ]] || fail "${shared[i]} is '${selfplay[i]}' in \
+configs/selfplay.cfg and '${gatekeeper[i]}' in configs/gatekeeper.cfg"
+done
+echo "play_configs: ${#shared[@]} shared keys agree"

@@ -197,10 +197,12 @@ echo "SLURM up: slurmctld on port $port, node $node with 8 CPUs"
 
 # --- the five programs as jobs ------------------------------------------------------------------
 # A train bucket without a cap, so that the credit invariant is linear (check_all); epochs of
-# 40 steps (a few seconds), so that the requeue lands inside one.
-tiny_trainer+=(--set max_train_bucket_size=1e15 --set samples_per_epoch=640)
+# 400 steps (6-12 s here), so that the requeue lands inside one: SLURM took up to a second to
+# deliver the requeue's SIGTERM on a loaded 2-core machine, and epochs of 40 steps (under a
+# second at 1,000 samples/s) were over by then in 1 run of 4.
+tiny_trainer+=(--set max_train_bucket_size=1e15 --set samples_per_epoch=6400)
 per_row=4
-samples_per_epoch=640
+samples_per_epoch=6400
 submit_args=(--partition tengen --selfplay-tasks 2 --trainer-ranks 2)
 for program in selfplay shuffler trainer exporter gatekeeper; do
   declare -n tiny=tiny_$program
