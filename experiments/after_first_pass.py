@@ -22,10 +22,10 @@ premature pass, one that does not is a pointless move. Next, in how many games t
 captured stones of the first passer after its pass: dead stones it left on the board, which
 Tromp-Taylor counts for their owner until they are taken. Then the fills after a pass: moves
 right after the opponent's pass onto a point Tromp-Taylor counts for the mover (they capture
-nothing and change no score; search no longer plays them, no_fill_after_pass): in how many
+nothing and change no score; search no longer plays them, no_fill): in how many
 games there was one, and the median of moves after the first pass had each such game ended
 with a pass in place of its first one. Then all the fills after the first pass (stones onto
-the mover's own area at any time after it; no_fill_once_passed keeps them out of search), and how
+the mover's own area at any time after it; no_fill = once_passed keeps them out of search), and how
 many of them came right after a pass. Last, in how many games the first pass cost its player
 points (the final score is worse for it than the score at its pass: the pass was premature, and
 the moves after it were the game going on), the median of the points lost in those games, and

@@ -66,14 +66,8 @@ OptionTable<gtp::SearchPlayerParams> SearchPlayerOptionTable() {
       .Int("analysis_visits", &P::analysis_visits, 1, kMaxVisits,
            "root visits at which lz-analyze / kata-analyze stop searching (the tree's memory "
            "grows with them: about 30 KB a visit on 19x19)")
-      .Nested(&P::search,
-              OptionTable<search::SearchParams>()
-                  .Bool("no_fill_after_pass", &search::SearchParams::no_fill_after_pass,
-                        "right after the opponent's pass, do not search fills of own area "
-                        "(selfplay's rule; off: every legal move is searched)")
-                  .Bool("no_fill_once_passed", &search::SearchParams::no_fill_once_passed,
-                        "once anyone has passed, do not search fills of own area (selfplay's "
-                        "rule; off: every legal move is searched)"))
+      .Nested(&P::search, OptionTable<search::SearchParams>().Custom(pipeline::DeclareNoFill,
+                                                                     pipeline::ReadNoFill))
       .Nested(&P::cleanup, OptionTable<gtp::CleanupParams>().Int(
                                "cleanup_playouts", &gtp::CleanupParams::playouts, 1, 100000,
                                "random playouts that find dead stones for kgs-genmove_cleanup"));

@@ -78,13 +78,12 @@ TEST_CASE(
     return search.Run(200, false).visits[vital];
   };
   const search::SearchParams play = SearchPlayerParams().search;
-  CHECK_FALSE(play.no_fill_after_pass);
-  CHECK_FALSE(play.no_fill_once_passed);
+  CHECK(play.no_fill == search::NoFill::kOff);
   CHECK(visits_on_vital_point(play) > 0);
-  for (const bool once : {false, true}) {
-    CAPTURE(once);
+  for (const search::NoFill rule : {search::NoFill::kAfterPass, search::NoFill::kOncePassed}) {
+    CAPTURE(search::NoFillName(rule));
     search::SearchParams selfplay_rule = play;
-    (once ? selfplay_rule.no_fill_once_passed : selfplay_rule.no_fill_after_pass) = true;
+    selfplay_rule.no_fill = rule;
     CHECK(visits_on_vital_point(selfplay_rule) == 0);
   }
 }

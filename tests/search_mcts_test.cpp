@@ -520,8 +520,7 @@ TEST_CASE("search: the ending bonus is what makes the pass preferred to filling 
   game.Play({kPassLoc, Color::kWhite});
   SettledEvaluator eval;
   SearchParams params = NoNoise();
-  params.no_fill_after_pass = false;  // either fill rule alone would take the fills away
-  params.no_fill_once_passed = false;
+  params.no_fill = NoFill::kOff;  // either fill rule would take the fills away
   Rng rng(23);
   Search with_bonus(params, eval, rng);
   with_bonus.SetPosition(game);
@@ -578,8 +577,7 @@ TEST_CASE("search: after the opponent passes, the loser does not fill its own ey
     CHECK(r.visits[pass] == 200 - 1);  // the root's own visit is the rest
     for (Loc eye : BlackEyes()) CHECK(r.visits[MoveIndex(eye, 7)] == 0);
     SearchParams hopeful = NoNoise();
-    hopeful.no_fill_after_pass = false;
-    hopeful.no_fill_once_passed = false;
+    hopeful.no_fill = NoFill::kOff;
     Search without(hopeful, eval, rng);
     without.SetPosition(game);
     CHECK(without.Run(200, full).best_move != kPassLoc);
@@ -595,18 +593,18 @@ TEST_CASE("search: a fill is still searched when the opponent's last move was no
   CHECK(VisitsOn(HopefulSearch(NoNoise(), game, 26), BlackEyes()) > 0);
 }
 
-TEST_CASE("search: once a pass has been played, no_fill_once_passed keeps fills out for good") {
+TEST_CASE("search: once a pass has been played, no_fill once_passed keeps fills out for good") {
   Rules rules;
   rules.komi = 7.5;
   // White passed; black filled an eye of its own after it. White's last move was the pass two
-  // plies ago, so no_fill_after_pass alone lets white fill its own eyes now.
+  // plies ago, so no_fill after_pass lets white fill its own eyes now.
   GameState game(Board::FromAscii(kSettled), rules, Color::kWhite);
   game.Play({kPassLoc, Color::kWhite});
   game.Play({MakeLoc(1, 0, 7), Color::kBlack});
   for (bool rule : {true, false}) {
     CAPTURE(rule);
     SearchParams params = NoNoise();
-    params.no_fill_once_passed = rule;
+    params.no_fill = rule ? NoFill::kOncePassed : NoFill::kAfterPass;
     const SearchResult r = HopefulSearch(params, game, 30);
     if (rule) {
       CHECK(VisitsOn(r, WhiteEyes()) == 0);
@@ -630,7 +628,7 @@ const char* const kBlackAreaWithHole = R"(
 TEST_CASE("search: PassLeavesPoints asks whether the opponent answers a pass in the mover's area") {
   // kBlackAreaWithHole, and a board where a dame point lies between the two sides (row 0,
   // column 4). A net that values every unfinished position at 0: after black's pass, white
-  // passes when that wins and otherwise plays on in hope wherever it may (no_fill_once_passed
+  // passes when that wins and otherwise plays on in hope wherever it may (no_fill once_passed
   // keeps it out of its own eyes).
   const char* kDame = R"(
     X . X X . O .
@@ -689,12 +687,11 @@ TEST_CASE("search: a fill that joins a chain in atari is still searched after a 
   for (bool once : {false, true}) {
     CAPTURE(once);
     SearchParams params = NoNoise();
-    params.no_fill_after_pass = !once;
-    params.no_fill_once_passed = once;
+    params.no_fill = once ? NoFill::kOncePassed : NoFill::kAfterPass;
     GameState game = start;
     game.Play({kPassLoc, Color::kBlack});
     std::vector<Loc> fills = {MakeLoc(1, 2, 5), MakeLoc(0, 4, 5)};
-    if (once) {  // the pass is three plies back: only no_fill_once_passed applies
+    if (once) {  // the pass is three plies back: only once_passed applies
       game.Play({fills.back(), Color::kWhite});
       game.Play({MakeLoc(4, 4, 5), Color::kBlack});
       fills.pop_back();
@@ -712,8 +709,7 @@ TEST_CASE("search: a settled game against a hopeful net ends with two passes") {
   for (bool rule : {true, false}) {
     CAPTURE(rule);
     SearchParams params = NoNoise();
-    params.no_fill_after_pass = rule;
-    params.no_fill_once_passed = false;  // no_fill_after_pass alone
+    params.no_fill = rule ? NoFill::kAfterPass : NoFill::kOff;
     UniformEvaluator eval;
     Rng rng(29);
     GameState game = start;

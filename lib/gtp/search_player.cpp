@@ -19,8 +19,7 @@ namespace tengen::gtp {
 
 search::SearchParams PlaySearchParams() {
   search::SearchParams params;
-  params.no_fill_after_pass = false;
-  params.no_fill_once_passed = false;
+  params.no_fill = search::NoFill::kOff;
   return params;
 }
 namespace {

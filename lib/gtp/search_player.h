@@ -59,7 +59,7 @@ namespace tengen::gtp {
 // The search rules for games against others: every legal move is searched. The fill rules
 // (search/mcts.h) are selfplay's cure for young nets that fill their own eyes in hope; against
 // an opponent, after its pass, they would keep tengen off the vital point of its own eye space.
-// tengen-gtp's no_fill_after_pass and no_fill_once_passed turn them back on.
+// tengen-gtp's no_fill key turns them back on.
 search::SearchParams PlaySearchParams();
 
 struct SearchPlayerParams {

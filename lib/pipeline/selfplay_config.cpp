@@ -111,6 +111,16 @@ std::vector<std::pair<int, double>> ParseBoardSizes(const std::string& key, cons
   return sizes;
 }
 
+void DeclareNoFill(ConfigSpec& spec, const search::SearchParams& defaults) {
+  spec.Choice("no_fill", search::NoFillName(defaults.no_fill), {"off", "after_pass", "once_passed"},
+              "moves into one's own Tromp-Taylor area are not searched after the opponent's "
+              "pass (after_pass), once either side has passed (once_passed), or always are (off)");
+}
+
+void ReadNoFill(const Config& config, search::SearchParams& params) {
+  params.no_fill = search::ParseNoFill(config.GetString("no_fill"));
+}
+
 namespace {
 
 // "9:1,13:0.5": a weighted list as a .cfg file writes it.
@@ -143,12 +153,7 @@ OptionTable<search::SearchParams> SearchOptionTable() {
       .Bool("pass_only_when_settled", &S::pass_only_when_settled,
             "no pass at the root while a point counted for nobody can still be played "
             "(unless the opponent just passed)")
-      .Bool("no_fill_after_pass", &S::no_fill_after_pass,
-            "after the opponent's pass, moves into one's own Tromp-Taylor area are not "
-            "searched")
-      .Bool("no_fill_once_passed", &S::no_fill_once_passed,
-            "once either side has passed, moves into one's own Tromp-Taylor area are not "
-            "searched");
+      .Custom(DeclareNoFill, ReadNoFill);
 }
 
 // The search keys of full (recorded) searches, which only selfplay plays.
@@ -327,8 +332,9 @@ void DeclareSelfplayOptions(ConfigSpec& spec) {
 }
 
 void DeclarePlayPrecisionOption(ConfigSpec& spec) {
-  spec.Choice("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
-              "net precision; auto: fp16 on CUDA, bf16 on a CPU with native bf16, fp32 on other CPUs");
+  spec.Choice(
+      "precision", "auto", {"auto", "fp32", "bf16", "fp16"},
+      "net precision; auto: fp16 on CUDA, bf16 on a CPU with native bf16, fp32 on other CPUs");
   spec.Choice("channels_last", "auto", {"auto", "true", "false"},
               "NHWC convolutions; auto: on CUDA, in bf16, and in fp32 on AVX-512 CPUs");
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pipeline/selfplay.h"
+#include "search/mcts.h"
 #include "util/config.h"
 #include "util/option_table.h"
 
@@ -33,6 +34,10 @@ OptionTable<GameParams> GameOptionTable();
 // The game selfplay plays by default: GameParams with pos_len 9 (the default board size's) and
 // fair komi on.
 GameParams SelfplayDefaultGame();
+// The no_fill key (search/mcts.h: off, after_pass or once_passed) of a search's params, shared
+// by selfplay, the gatekeeper and tengen-gtp, each with its own default.
+void DeclareNoFill(ConfigSpec& spec, const search::SearchParams& defaults);
+void ReadNoFill(const Config& config, search::SearchParams& params);
 // The precision key of the programs that play a net (selfplay, gatekeeper, gtp): auto (the
 // default: pipeline/torch/torch_loader.h ResolvePrecision), fp32, bf16 or fp16; and their
 // channels_last key: auto (InferenceChannelsLast there), true or false.

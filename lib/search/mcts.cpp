@@ -53,6 +53,25 @@ bool JoinsChainInAtari(const go::Board& board, go::Loc loc, go::Color color) {
 
 }  // namespace
 
+const char* NoFillName(NoFill rule) {
+  switch (rule) {
+    case NoFill::kOff:
+      return "off";
+    case NoFill::kAfterPass:
+      return "after_pass";
+    case NoFill::kOncePassed:
+      return "once_passed";
+  }
+  return "?";
+}
+
+NoFill ParseNoFill(const std::string& name) {
+  for (const NoFill rule : {NoFill::kOff, NoFill::kAfterPass, NoFill::kOncePassed}) {
+    if (name == NoFillName(rule)) return rule;
+  }
+  throw ConfigError("no_fill: '" + name + "' (off, after_pass or once_passed)");
+}
+
 bool HasOpenPoint(const go::GameState& state) {
   const go::Board& board = state.board();
   const auto owner = go::AreaOwnership(board);
@@ -152,10 +171,11 @@ LeafEvaluation Search::Expand(Node& node, const go::GameState& state, int depth)
   TENGEN_CHECK(static_cast<int>(eval.policy.size()) == size * size + 1,
                StrCat("evaluator policy has ", eval.policy.size(), " entries"));
   const go::Color pla = state.to_move();
-  // After the opponent's pass (or any pass, with no_fill_once_passed), a move into the mover's
+  // After the opponent's pass (or any pass, with no_fill = once_passed), a move into the mover's
   // own Tromp-Taylor area is not searched unless it joins a chain of its own in atari.
-  const bool skip_own_area = (params_.no_fill_after_pass && state.consecutive_passes() == 1) ||
-                             (params_.no_fill_once_passed && state.passes() > 0);
+  const bool skip_own_area =
+      (params_.no_fill == NoFill::kAfterPass && state.consecutive_passes() == 1) ||
+      (params_.no_fill == NoFill::kOncePassed && state.passes() > 0);
   std::array<go::Color, go::kMaxArraySize> owner{};
   if (skip_own_area) owner = go::AreaOwnership(state.board());
   node.children.clear();

@@ -54,23 +54,22 @@
 // that and, from the first nets on, passed in the opening whenever the count as it stood
 // favoured it (docs/RESULTS.md). The seki's shared liberties (self-atari) do not hold a pass back.
 //
-// No fill after a pass (no_fill_after_pass, on by default): at any node whose last move was
-// the opponent's pass, moves onto points Tromp-Taylor counts for the side to move (an empty
-// region bordered by its stones only) are not searched. Such a move captures nothing (no
-// opponent stone touches the region) and leaves the score as it is, and the opponent can
-// answer it by passing again; a pass instead would end the game at that same score. A young
-// net cannot tell a half-point loss from an even game, so without this rule the loser of a
-// settled game filled its own eyes one at a time, each time hoping, and the winner passed back
-// (docs/RESULTS.md, "No fill after a pass"). What is still searched after a pass: the pass itself, dame, captures, and moves into the opponent's area
+// No fill (no_fill): moves onto points Tromp-Taylor counts for the side to move (an empty
+// region bordered by its stones only) are not searched after_pass, at any node whose last move
+// was the opponent's pass, or once_passed (selfplay's default), at every node of a game in which
+// either side has passed. Such a move captures nothing and leaves the score as it is, and the
+// opponent can answer it by passing; a pass instead would end the game at that same score. A
+// young net cannot tell a half-point loss from an even game, so without the rule the loser of a
+// settled game filled its own eyes one at a time, each time hoping, and the winner passed back;
+// once_passed also keeps out the fills between throw-ins and their answers that made up the
+// tails after the first pass (docs/RESULTS.md, "No fill after a pass" and "No fill once passed:
+// one net"). Still searched: the pass itself, dame, captures, moves into the opponent's area
 // (throw-ins, which can gain against a premature pass), and a fill that joins a chain of one's
-// own in atari (it can save the chain).
-//
-// No fill once passed (no_fill_once_passed, on by default): the same, at every node of a game in
-// which either side has passed, not only right after the opponent's pass: between throw-ins
-// and their answers, fills of one's own area that a pass would replace at the same score made
-// up the tails after the first pass (docs/RESULTS.md, "No fill once passed: one net").
+// own in atari (it can save the chain). off searches every legal move (tengen-gtp's default:
+// against an opponent, the vital point of one's own eye space must stay playable).
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "go/game.h"
@@ -79,6 +78,12 @@
 #include "util/rng.h"
 
 namespace tengen::search {
+
+// When fills of one's own area are not searched (see the header comment).
+enum class NoFill { kOff, kAfterPass, kOncePassed };
+// "off", "after_pass", "once_passed"; ParseNoFill throws ConfigError for another name.
+const char* NoFillName(NoFill rule);
+NoFill ParseNoFill(const std::string& name);
 
 struct SearchParams {
   // PUCT exploration constant. KataGo's cpuctExploration is 1.0 and grows by
@@ -112,8 +117,7 @@ struct SearchParams {
   double dynamic_score_center_scale = 0.5;
   double root_ending_bonus_points = 0.5;
   bool pass_only_when_settled = true;
-  bool no_fill_after_pass = true;
-  bool no_fill_once_passed = true;
+  NoFill no_fill = NoFill::kOncePassed;
 };
 
 // True when the side to move has a legal move, not a self-atari, on an empty point that
