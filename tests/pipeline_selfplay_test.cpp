@@ -170,7 +170,8 @@ TEST_CASE("selfplay: a first SIGINT finishes the games in flight, a second drops
                    /*capture_stderr=*/true);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   child.Kill(SIGINT);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  // Past the window in which a repeated signal is the same request (util/signals.h).
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   const auto second = Clock::now();
   child.Kill(SIGINT);
   const auto [output, code] = WaitWithWatchdog(child, std::chrono::seconds(30));

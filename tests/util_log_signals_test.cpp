@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <fstream>
 #include <regex>
 #include <string>
@@ -170,7 +171,9 @@ TEST_CASE("signals: a StopToken follows its flag and wakes a sleeper") {
   CHECK(token.stop_requested());
 }
 
-TEST_CASE("signals: the first SIGINT sets the stop flag, the second ends the process") {
+TEST_CASE(
+    "signals: the first SIGINT sets the stop flag, a repeat at once is ignored, a later one ends "
+    "the process") {
   // In a child process, so that the real handlers and the real default action are exercised.
   const pid_t pid = fork();
   REQUIRE(pid >= 0);
@@ -180,13 +183,45 @@ TEST_CASE("signals: the first SIGINT sets the stop flag, the second ends the pro
     if (token.stop_requested()) _exit(10);
     kill(getpid(), SIGINT);
     if (!token.stop_requested()) _exit(11);
-    kill(getpid(), SIGTERM);  // the second signal, of the other kind: default action
+    // The same stop delivered again at once (as SLURM can): nothing happens.
+    kill(getpid(), SIGTERM);
+    kill(getpid(), SIGINT);
+    if (!token.stop_requested() || token.urgent_requested()) _exit(13);
+    std::this_thread::sleep_for(std::chrono::nanoseconds(kRepeatWindowNanos) +
+                                std::chrono::milliseconds(100));
+    kill(getpid(), SIGTERM);  // a second signal, of the other kind: default action
     _exit(12);
   }
   int status = 0;
   REQUIRE(waitpid(pid, &status, 0) == pid);
   CHECK(WIFSIGNALED(status));
   if (WIFSIGNALED(status)) CHECK(WTERMSIG(status) == SIGTERM);
+  if (WIFEXITED(status)) MESSAGE("child exited with code " << WEXITSTATUS(status));
+}
+
+TEST_CASE("signals: in two stages the second signal sets the urgent flag, the third ends it") {
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const auto after_window =
+        std::chrono::nanoseconds(kRepeatWindowNanos) + std::chrono::milliseconds(100);
+    InstallStopSignalHandlers(/*two_stage=*/true);
+    const StopToken token = StopToken::FromSignals();
+    kill(getpid(), SIGTERM);
+    kill(getpid(), SIGTERM);  // the same request twice
+    if (!token.stop_requested() || token.urgent_requested()) _exit(11);
+    std::this_thread::sleep_for(after_window);
+    kill(getpid(), SIGINT);
+    if (!token.urgent_requested()) _exit(12);
+    kill(getpid(), SIGINT);  // repeated at once: still alive
+    std::this_thread::sleep_for(after_window);
+    kill(getpid(), SIGINT);
+    _exit(13);
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  CHECK(WIFSIGNALED(status));
+  if (WIFSIGNALED(status)) CHECK(WTERMSIG(status) == SIGINT);
   if (WIFEXITED(status)) MESSAGE("child exited with code " << WEXITSTATUS(status));
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdint>
+#include <ctime>
 #include <thread>
 
 namespace tengen {
@@ -24,22 +26,43 @@ std::atomic<bool>& TwoStage() {
   return two_stage;
 }
 
-// The first SIGINT or SIGTERM sets the flag; in two stages the second sets the urgent flag.
-// The last handled signal restores the default action for both, so the next one (of either
-// kind) ends the process at once, without any exit() call of ours. sigaction is
-// async-signal-safe.
-extern "C" void HandleStopSignal(int) {
-  if (TwoStage().load() && !SignalFlag().load()) {
+// CLOCK_MONOTONIC nanoseconds of the last signal that counted.
+std::atomic<int64_t>& LastCounted() {
+  static std::atomic<int64_t> nanos{0};
+  return nanos;
+}
+
+// clock_gettime is async-signal-safe.
+int64_t MonotonicNanos() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+}
+
+// The first SIGINT or SIGTERM sets the flag; in two stages the second sets the urgent flag; the
+// next ends the process with that signal's default action (restored, then raised: it arrives
+// when the handler returns), without any exit() call of ours. A signal within
+// kRepeatWindowNanos of the last one that counted is that same request delivered again and
+// changes nothing. sigaction and raise are async-signal-safe.
+extern "C" void HandleStopSignal(int signal) {
+  const int64_t now = MonotonicNanos();
+  if (!SignalFlag().load()) {
+    LastCounted().store(now);
     SignalFlag().store(true);
     return;
   }
-  if (SignalFlag().load()) UrgentFlag().store(true);
-  SignalFlag().store(true);
+  if (now - LastCounted().load() < kRepeatWindowNanos) return;
+  LastCounted().store(now);
+  if (TwoStage().load() && !UrgentFlag().load()) {
+    UrgentFlag().store(true);
+    return;
+  }
+  UrgentFlag().store(true);
   struct sigaction default_action {};
   default_action.sa_handler = SIG_DFL;
   sigemptyset(&default_action.sa_mask);
-  sigaction(SIGINT, &default_action, nullptr);
-  sigaction(SIGTERM, &default_action, nullptr);
+  sigaction(signal, &default_action, nullptr);
+  raise(signal);
 }
 
 }  // namespace
@@ -59,7 +82,7 @@ bool StopToken::SleepFor(std::chrono::milliseconds duration) const {
 }
 
 void InstallStopSignalHandlers(bool two_stage) {
-  // After the first signal the default action must stay: the next signal ends the process.
+  // Once a signal has come, the handlers stay as they are.
   if (SignalFlag().load()) return;
   TwoStage().store(two_stage);
   struct sigaction action {};

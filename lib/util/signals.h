@@ -1,17 +1,24 @@
 #pragma once
 // Cooperative shutdown. The first SIGINT or SIGTERM sets a stop flag that long-running loops
-// poll (publish what is complete, then return); the handler then restores the default action,
-// so a second signal ends the process at once. A program whose graceful stop can take a while
-// (selfplay finishes its games in flight) asks for two stages instead: the second signal sets
-// an urgent flag (stop now, still publishing what is complete) and only the third ends the
-// process. The flags themselves are necessarily process-wide (a signal handler can reach
+// poll (publish what is complete, then return); a second signal ends the process at once, with
+// that signal's default action. A program whose graceful stop can take a while (selfplay
+// finishes its games in flight) asks for two stages instead: the second signal sets an urgent
+// flag (stop now, still publishing what is complete) and only the third ends the process. A
+// signal that comes within kRepeatWindowNanos of the last one that counted is the same request
+// again and changes nothing: SLURM can deliver one scancel or requeue to a process twice (by
+// process and by process group), which ended programs that were still stopping. The flags
+// themselves are necessarily process-wide (a signal handler can reach
 // nothing else); everything else takes a StopToken by value so tests can drive it without
 // signals.
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 
 namespace tengen {
+
+// Signals closer than this to the last one that counted are the same stop request.
+constexpr int64_t kRepeatWindowNanos = 1000000000;
 
 class StopToken {
  public:
