@@ -199,9 +199,11 @@ echo "SLURM up: slurmctld on port $port, node $node with 8 CPUs"
 # A train bucket without a cap, so that the credit invariant is linear (check_all); epochs of
 # 400 steps (6-12 s here), so that the requeue lands inside one: SLURM took up to a second to
 # deliver the requeue's SIGTERM on a loaded 2-core machine, and epochs of 40 steps (under a
-# second at 1,000 samples/s) were over by then in 1 run of 4.
-tiny_trainer+=(--set max_train_bucket_size=1e15 --set samples_per_epoch=6400)
-per_row=4
+# second at 1,000 samples/s) were over by then in 1 run of 4. Each new row credits 40 samples,
+# so that an epoch needs as many new rows as the loop's tiny settings ask (160).
+tiny_trainer+=(--set max_train_bucket_size=1e15 --set samples_per_epoch=6400
+  --set max_train_bucket_per_new_data=40)
+per_row=40
 samples_per_epoch=6400
 submit_args=(--partition tengen --selfplay-tasks 2 --trainer-ranks 2)
 for program in selfplay shuffler trainer exporter gatekeeper; do
