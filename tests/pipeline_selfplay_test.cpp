@@ -168,7 +168,13 @@ TEST_CASE("selfplay: a first SIGINT finishes the games in flight, a second drops
   Subprocess child({kSelfplay, "--output-dir", base.path(), "--set", "full_visits=2000", "--set",
                     "cheap_visits=2000", "--set", "num_game_threads=4", "--set", "log_seconds=0.5"},
                    /*capture_stderr=*/true);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // Running (its heartbeat is out, so its signal handlers are in) with games in flight; on a
+  // loaded machine starting can take seconds.
+  const auto start = Clock::now();
+  while (Clock::now() - start < std::chrono::seconds(60) &&
+         FilesWith(base.path() + "/status", ".json").empty())
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
   child.Kill(SIGINT);
   // Past the window in which a repeated signal is the same request (util/signals.h).
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
