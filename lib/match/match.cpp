@@ -60,6 +60,10 @@ class Referee {
   // Black's handicap stones on the referee's board and both engines' (white to move); false
   // when an engine refused them (the game is then forfeited).
   bool PlaceHandicap();
+  // A forfeit by an engine that broke the protocol (died, no answer in time): it is restarted.
+  void EngineFailed(int side, const gtp::GtpProtocolError& error);
+  // Sends `command` to `side`'s engine; false when it failed or refused it (forfeited).
+  bool SendOrForfeit(int side, const std::string& command, gtp::GtpReply* reply);
   // One move by the side to move; false when the game ended.
   bool Move(bool cleanup);
   // Tromp-Taylor of the final board. ask_dead: remove the dead stones an engine names first
@@ -86,6 +90,25 @@ void Referee::Forfeit(int side, const std::string& why, bool restart) {
   if (restart) outcome_.restart_engine = true;
 }
 
+void Referee::EngineFailed(int side, const gtp::GtpProtocolError& error) {
+  outcome_.faulty_engine = side;
+  Forfeit(side, error.what(), true);
+}
+
+bool Referee::SendOrForfeit(int side, const std::string& command, gtp::GtpReply* reply) {
+  try {
+    *reply = engines_[side]->Send(command);
+  } catch (const gtp::GtpProtocolError& e) {
+    EngineFailed(side, e);
+    return false;
+  }
+  if (!reply->ok) {
+    Forfeit(side, "'" + command + "' failed: " + reply->text, false);
+    return false;
+  }
+  return true;
+}
+
 bool Referee::PlaceHandicap() {
   const std::vector<go::Loc> points =
       gtp::FixedHandicapPoints(options_.board_size, options_.handicap);
@@ -94,17 +117,7 @@ bool Referee::PlaceHandicap() {
   const std::string command = "set_free_handicap " + gtp::VertexList(points, options_.board_size);
   for (int side = 0; side < 2; ++side) {
     gtp::GtpReply reply;
-    try {
-      reply = engines_[side]->Send(command);
-    } catch (const gtp::GtpProtocolError& e) {
-      outcome_.faulty_engine = side;
-      Forfeit(side, e.what(), true);
-      return false;
-    }
-    if (!reply.ok) {
-      Forfeit(side, "'" + command + "' failed: " + reply.text, false);
-      return false;
-    }
+    if (!SendOrForfeit(side, command, &reply)) return false;
   }
   state_ = go::GameState(board, options_.rules, go::Color::kWhite);
   return true;
@@ -116,21 +129,16 @@ bool Referee::Move(bool cleanup) {
   gtp::GtpClient& mover = *engines_[side];
   gtp::GtpClient& other = *engines_[1 - side];
   std::string command;
-  gtp::GtpReply reply;
   try {
     command =
         (cleanup && mover.Lists("kgs-genmove_cleanup") ? "kgs-genmove_cleanup " : "genmove ") +
         std::string(ColorWord(color));
-    reply = mover.Send(command);
   } catch (const gtp::GtpProtocolError& e) {
-    outcome_.faulty_engine = side;
-    Forfeit(side, e.what(), true);
+    EngineFailed(side, e);
     return false;
   }
-  if (!reply.ok) {
-    Forfeit(side, "'" + command + "' failed: " + reply.text, false);
-    return false;
-  }
+  gtp::GtpReply reply;
+  if (!SendOrForfeit(side, command, &reply)) return false;
   const std::string answer = Lower(Trim(reply.text));
   if (answer == "resign") {
     over_ = true;
@@ -231,8 +239,7 @@ void Referee::PlayToEnd() {
       engines_[side]->Must("clear_board");
       engines_[side]->Must("komi " + Number(options_.rules.komi));
     } catch (const gtp::GtpProtocolError& e) {
-      outcome_.faulty_engine = side;
-      Forfeit(side, e.what(), true);
+      EngineFailed(side, e);
       return;
     }
   }
