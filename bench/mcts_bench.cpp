@@ -1,4 +1,4 @@
-// MCTS speed with the UniformEvaluator: visits per second of whole searches from the empty
+// MCTS speed with search::UniformEvaluator: visits per second of whole searches from the empty
 // board on 9x9 and 19x19, without noise (cheap) and with noise and forced playouts (full). The
 // evaluator is trivial, so this measures the tree, the rules engine and legal-move generation:
 // the ceiling search puts on selfplay before a net is in the loop. Prints the median of several
@@ -15,7 +15,7 @@
 
 #include "bench_util.h"
 #include "go/game.h"
-#include "search/evaluator.h"
+#include "search/leaf_evaluator.h"
 #include "search/mcts.h"
 #include "util/config.h"
 #include "util/program.h"

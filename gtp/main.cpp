@@ -21,7 +21,7 @@
 #include "pipeline/net_leaf_evaluator.h"
 #include "pipeline/rules_config.h"
 #include "pipeline/selfplay_config.h"
-#include "search/evaluator.h"
+#include "search/leaf_evaluator.h"
 #include "util/config.h"
 #include "util/error.h"
 #include "util/log.h"

@@ -19,7 +19,7 @@
 #include "go/game.h"
 #include "gtp/gtp_engine.h"
 #include "gtp/search_player.h"
-#include "search/evaluator.h"
+#include "search/leaf_evaluator.h"
 #include "util/subprocess.h"
 
 namespace tengen::gtp {

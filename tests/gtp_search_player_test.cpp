@@ -14,7 +14,7 @@
 #include "gtp/cleanup.h"
 #include "gtp/gtp_engine.h"
 #include "gtp/search_player.h"
-#include "search/evaluator.h"
+#include "search/leaf_evaluator.h"
 #include "search/mcts.h"
 #include "util/rng.h"
 

@@ -230,7 +230,7 @@ TEST_CASE("evaluator: batch rows and the uniform evaluator") {
   CHECK(batch.GlobalRow(1) - batch.GlobalRow(0) == kNumGlobalFeatures);
   FillFeatures(KoPosition(), 7, 0, batch.SpatialRow(1), batch.GlobalRow(1));
 
-  UniformEvaluator eval(7);
+  RandomNetEvaluator eval(7);
   CHECK(eval.model_name() == "random");
   CHECK(eval.pos_len() == 7);
   EvalOutput out;

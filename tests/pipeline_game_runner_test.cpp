@@ -10,7 +10,7 @@
 #include "go/sgf_game.h"
 #include "nn/features.h"
 #include "pipeline/game_runner.h"
-#include "search/evaluator.h"
+#include "search/leaf_evaluator.h"
 
 namespace tengen::pipeline {
 namespace {

@@ -439,7 +439,7 @@ class NamedUniform : public nn::Evaluator {
 
  private:
   std::string name_;
-  nn::UniformEvaluator uniform_;
+  nn::RandomNetEvaluator uniform_;
 };
 
 // In-process selfplay on 5x5 with tiny searches, writing under `base`.
@@ -615,7 +615,7 @@ class FailingEvaluator : public nn::Evaluator {
 
  private:
   int calls_ = 0;
-  nn::UniformEvaluator uniform_;
+  nn::RandomNetEvaluator uniform_;
 };
 
 TEST_CASE("selfplay: a failing net stops every game thread and RunSelfplay throws") {

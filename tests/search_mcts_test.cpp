@@ -13,7 +13,7 @@
 #include "go/board.h"
 #include "go/game.h"
 #include "go/score.h"
-#include "search/evaluator.h"
+#include "search/leaf_evaluator.h"
 #include "search/mcts.h"
 #include "search/selfplay_helpers.h"
 #include "util/error.h"

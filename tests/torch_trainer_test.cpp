@@ -21,7 +21,7 @@
 #include "nn/torch/model.h"
 #include "nn/torch/trainer.h"
 #include "pipeline/base_dir.h"
-#include "pipeline/torch/trainer.h"
+#include "pipeline/torch/trainer_loop.h"
 #include "pipeline/train_data.h"
 #include "test_support.h"
 #include "train_fixture.h"

@@ -9,7 +9,7 @@
 #include "nn/features.h"
 #include "pipeline/base_dir.h"
 #include "pipeline/game_runner.h"
-#include "search/evaluator.h"
+#include "search/leaf_evaluator.h"
 #include "util/publish.h"
 
 namespace tengen::testing {

@@ -2,14 +2,14 @@
 // train bucket, checkpoints in <output-dir>/train/<training-name>/ and snapshots for the
 // exporter, until SIGINT/SIGTERM or a stop condition. Several ranks (RANK / WORLD_SIZE /
 // MASTER_ADDR / MASTER_PORT, as torchrun sets them, or --rendezvous-file) train one net with
-// data parallelism. Everything but option handling lives in pipeline/torch/trainer.h.
+// data parallelism. Everything but option handling lives in pipeline/torch/trainer_loop.h.
 
 #include <iostream>
 #include <memory>
 
 #include "pipeline/base_dir.h"
 #include "pipeline/service.h"
-#include "pipeline/torch/trainer.h"
+#include "pipeline/torch/trainer_loop.h"
 #include "util/config.h"
 #include "util/log.h"
 #include "util/program.h"

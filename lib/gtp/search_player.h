@@ -49,7 +49,7 @@
 #include "go/game.h"
 #include "gtp/cleanup.h"
 #include "gtp/gtp_engine.h"
-#include "search/evaluator.h"
+#include "search/leaf_evaluator.h"
 #include "search/mcts.h"
 #include "util/log.h"
 #include "util/rng.h"

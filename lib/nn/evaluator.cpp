@@ -37,7 +37,7 @@ void EvalOutput::Resize(int n, int new_pos_len) {
   ownership.resize(n * area);
 }
 
-void UniformEvaluator::Evaluate(const EvalBatch& batch, EvalOutput* output) {
+void RandomNetEvaluator::Evaluate(const EvalBatch& batch, EvalOutput* output) {
   TENGEN_CHECK(batch.pos_len == pos_len_, "batch pos_len differs from the evaluator's");
   output->Resize(batch.size, pos_len_);
   std::fill(output->policy_logits.begin(), output->policy_logits.end(), 0.0f);

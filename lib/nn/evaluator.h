@@ -47,9 +47,9 @@ class Evaluator {
 
 // Used before any net exists (KataGo does the same): all policy logits 0 (uniform over the
 // legal moves once masked), value logits 0 (an even game), score 0, ownership 0.
-class UniformEvaluator : public Evaluator {
+class RandomNetEvaluator : public Evaluator {
  public:
-  explicit UniformEvaluator(int pos_len) : pos_len_(pos_len) {}
+  explicit RandomNetEvaluator(int pos_len) : pos_len_(pos_len) {}
   void Evaluate(const EvalBatch& batch, EvalOutput* output) override;
   std::string model_name() const override { return "random"; }
   int pos_len() const override { return pos_len_; }
@@ -59,7 +59,7 @@ class UniformEvaluator : public Evaluator {
 };
 
 // A stand-in for a GPU, for measuring on a machine without one what the games' side of
-// selfplay costs (devices = sim): it answers every batch as UniformEvaluator does (the random
+// selfplay costs (devices = sim): it answers every batch as RandomNetEvaluator does (the random
 // net), but only once batch_micros + rows * row_micros have passed since the batch came in,
 // and it sleeps meanwhile, using no CPU. The defaults are one NVIDIA H100 running the b4c64
 // 9x9 net in fp16 (tengen-bench-nn: 151k evals/s at batch 256, 485k at batch 1,024, i.e.
@@ -78,7 +78,7 @@ class SimulatedDeviceEvaluator : public Evaluator {
   int pos_len() const override { return uniform_.pos_len(); }
 
  private:
-  UniformEvaluator uniform_;
+  RandomNetEvaluator uniform_;
   SimulatedDeviceTiming timing_;
 };
 

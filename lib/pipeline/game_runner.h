@@ -21,7 +21,7 @@
 #include "data/training_rows.h"
 #include "go/rules.h"
 #include "go/sgf.h"
-#include "search/evaluator.h"
+#include "search/leaf_evaluator.h"
 #include "search/mcts.h"
 #include "search/selfplay_helpers.h"
 #include "util/rng.h"

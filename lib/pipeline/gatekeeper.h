@@ -10,7 +10,7 @@
 // auto-rejects the older ones once it is accepted; testing the oldest first gives every
 // candidate its match, and the next ones are then compared with the newly accepted one.)
 // The baseline is the newest model in models/ that loads (an older one when the newest does
-// not, as selfplay does), or the random net ("random", nn::UniformEvaluator) when models/ is
+// not, as selfplay does), or the random net ("random", nn::RandomNetEvaluator) when models/ is
 // empty. A candidate that does not load is rejected without games; a ConfigError (a bad
 // device) is fatal.
 //

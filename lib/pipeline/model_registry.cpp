@@ -73,7 +73,7 @@ std::optional<ModelInfo> FindNewestModel(const std::string& models_dir) {
 
 std::unique_ptr<nn::Evaluator> MakeEvaluator(const std::optional<ModelInfo>& model, int pos_len,
                                              const std::string& device, const LoadModel& load) {
-  if (!model) return std::make_unique<nn::UniformEvaluator>(pos_len);
+  if (!model) return std::make_unique<nn::RandomNetEvaluator>(pos_len);
   if (!load)
     throw Error("model '" + model->path +
                 "' found, but this binary was built without libtorch and cannot run a net "

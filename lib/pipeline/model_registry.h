@@ -53,7 +53,7 @@ std::optional<ModelInfo> FindNewestModel(const std::string& models_dir);
 using LoadModel = std::function<std::unique_ptr<nn::Evaluator>(const ModelInfo& model, int pos_len,
                                                                const std::string& device)>;
 
-// nn::UniformEvaluator (named "random") when model is nullopt; load(*model, pos_len, device)
+// nn::RandomNetEvaluator (named "random") when model is nullopt; load(*model, pos_len, device)
 // otherwise. Throws Error when there is a model but no loader ("built without libtorch"), and
 // rethrows the loader's errors with the model's path and the device added.
 std::unique_ptr<nn::Evaluator> MakeEvaluator(const std::optional<ModelInfo>& model, int pos_len,

@@ -12,7 +12,7 @@
 
 #include "nn/batching.h"
 #include "pipeline/fiber_pool.h"
-#include "search/evaluator.h"
+#include "search/leaf_evaluator.h"
 #include "util/rng.h"
 
 namespace tengen::pipeline {

@@ -2,7 +2,7 @@
 // The trainer's bookkeeping, without libtorch: which shuffle to read, the train bucket
 // (docs/TRAINING.md "Epochs and the train bucket"), which files an epoch reads, the persistent
 // state that makes a restart continue exactly, and turning shuffled rows into batches with a random
-// symmetry. pipeline/torch/trainer.h runs the loop; nn/torch/trainer.h learns.
+// symmetry. pipeline/torch/trainer_loop.h runs the loop; nn/torch/trainer.h learns.
 
 #include <cstdint>
 #include <optional>

@@ -74,7 +74,7 @@
 
 #include "go/game.h"
 #include "go/types.h"
-#include "search/evaluator.h"
+#include "search/leaf_evaluator.h"
 #include "util/rng.h"
 
 namespace tengen::search {

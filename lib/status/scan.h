@@ -48,7 +48,7 @@ struct HeartbeatRecord {
 std::vector<HeartbeatRecord> ReadHeartbeats(const std::string& status_dir,
                                             std::vector<std::string>* notes);
 
-// One line of train/<name>/metrics.jsonl (lib/pipeline/torch/trainer.cpp).
+// One line of train/<name>/metrics.jsonl (lib/pipeline/torch/trainer_loop.cpp).
 struct EpochMetrics {
   std::string time_utc;
   double time = kUnknown;

@@ -1,7 +1,7 @@
 #pragma once
 // Learning from training rows: the net's losses, the optimizer step, micro-batches, mixed
 // precision, gradient all-reduce across ranks, and the trainer's weights + optimizer state on
-// disk. No torch types here (pimpl); pipeline/torch/trainer.h drives it.
+// disk. No torch types here (pimpl); pipeline/torch/trainer_loop.h drives it.
 //
 // Losses (per row, multiplied by the row weight and SUMMED over the batch, as KataGo does, so
 // that the learning rate is per sample and micro-batches and ranks add up exactly; score and

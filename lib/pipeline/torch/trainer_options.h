@@ -1,5 +1,5 @@
 #pragma once
-// tengen-trainer's options (pipeline/torch/trainer.h runs the loop): the program's keys with
+// tengen-trainer's options (pipeline/torch/trainer_loop.h runs the loop): the program's keys with
 // their defaults, ranges and help, read into TrainerProgramOptions, and what follows from them
 // alone: the learning rate schedule and the CPU threads.
 

@@ -1,5 +1,5 @@
 #pragma once
-// What the trainer writes after each epoch besides its checkpoint (pipeline/torch/trainer.h):
+// What the trainer writes after each epoch besides its checkpoint (pipeline/torch/trainer_loop.h):
 // the snapshot for the exporter, torchmodels_toexport[_extra]/<run>-<training>-s<samples>-
 // d<rows>/ with its training.json, and the epoch's line of train/<training>/metrics.jsonl.
 

@@ -1,4 +1,4 @@
-#include "pipeline/torch/trainer.h"
+#include "pipeline/torch/trainer_loop.h"
 
 #include <algorithm>
 #include <boost/filesystem.hpp>

@@ -1,4 +1,4 @@
-#include "search/evaluator.h"
+#include "search/leaf_evaluator.h"
 
 namespace tengen::search {
 
