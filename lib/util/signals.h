@@ -5,8 +5,8 @@
 // finishes its games in flight) asks for two stages instead: the second signal sets an urgent
 // flag (stop now, still publishing what is complete) and only the third ends the process. A
 // signal that comes within kRepeatWindowNanos of the last one that counted is the same request
-// again and changes nothing: SLURM can deliver one scancel or requeue to a process twice (by
-// process and by process group), which ended programs that were still stopping. The flags
+// again and changes nothing, so that a stop delivered twice (to the process and to its process
+// group, as schedulers may) does not end a program that is still stopping. The flags
 // themselves are necessarily process-wide (a signal handler can reach
 // nothing else); everything else takes a StopToken by value so tests can drive it without
 // signals.
