@@ -4,7 +4,7 @@
 // match/match.h, the ladder match/ladder.h; this file reads options.
 //
 //   tengen-match --engine1 "tengen-gtp --model M --visits 50"
-//                --engine2 "/usr/games/gnugo --mode gtp --level 1 --chinese-rules --positional-superko"
+//                --engine2 "gnugo --mode gtp --level 1 --chinese-rules --positional-superko"
 //                --games 20 --board-size 9 --output-dir OUT [--ladder L --name1 M --name2 gnugo-l1]
 //   tengen-match --ladder L --ladder-show
 
