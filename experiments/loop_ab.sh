@@ -14,7 +14,8 @@
 # so that both meet the same machine and the same load. Then the last nets of the two play N
 # games (default 100) against each other (DIR/final-match/match.json), and each arm is rated
 # on its own ladder (strength_run.sh --rate-only: hourly nets against each other and GNU Go at
-# levels L, default 1,5,10, RATE-GAMES games, default 40; 0: no ladders). Rating games use V
+# levels L, default 1,5,10, RATE-GAMES games, default 40, and its last net giving GNU Go level
+# 10 two stones, as many games; 0: no ladders). Rating games use V
 # visits a move (default 100) on an N x N board (default 9). Stop it with Ctrl-C and run the
 # same command again: it resumes, and nothing trained or played is done twice. Both loops
 # train KIND nets (default b4c64, the loop's default); the options after -- go to both loops.
@@ -135,6 +136,6 @@ print("%s vs %s: %d games, %.1f%% for the first, Elo %s (95%%: %s, %s)" % (m["en
 # how far each arm got.
 ((rate_games > 0)) || exit 0
 rating=(--rate-only --games "$rate_games" --gnugo-levels "$levels" --visits "$visits"
-  --board-size "$board_size")
+  --board-size "$board_size" --handicap-games "$rate_games")
 strength 0 --hours "$hours" "${rating[@]}"
 strength 1 --hours "$hours" "${rating[@]}"
