@@ -16,14 +16,22 @@ void EvalBatch::Resize(int n, int new_pos_len) {
   global.resize(static_cast<size_t>(n) * kNumGlobalFeatures);
 }
 
-float* EvalBatch::SpatialRow(int i) {
+const float* EvalBatch::SpatialRow(int i) const {
   TENGEN_CHECK(i >= 0 && i < size, "batch row out of range");
   return spatial.data() + static_cast<size_t>(i) * kNumSpatialFeatures * pos_len * pos_len;
 }
 
-float* EvalBatch::GlobalRow(int i) {
+const float* EvalBatch::GlobalRow(int i) const {
   TENGEN_CHECK(i >= 0 && i < size, "batch row out of range");
   return global.data() + static_cast<size_t>(i) * kNumGlobalFeatures;
+}
+
+float* EvalBatch::SpatialRow(int i) {
+  return const_cast<float*>(static_cast<const EvalBatch&>(*this).SpatialRow(i));
+}
+
+float* EvalBatch::GlobalRow(int i) {
+  return const_cast<float*>(static_cast<const EvalBatch&>(*this).GlobalRow(i));
 }
 
 void EvalOutput::Resize(int n, int new_pos_len) {
@@ -48,7 +56,7 @@ void RandomNetEvaluator::Evaluate(const EvalBatch& batch, EvalOutput* output) {
 
 void SimulatedDeviceEvaluator::Evaluate(const EvalBatch& batch, EvalOutput* output) {
   const auto start = std::chrono::steady_clock::now();
-  uniform_.Evaluate(batch, output);
+  random_net_.Evaluate(batch, output);
   const double micros = timing_.batch_micros + timing_.row_micros * batch.size;
   if (micros > 0)
     std::this_thread::sleep_until(start +

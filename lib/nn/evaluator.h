@@ -19,8 +19,11 @@ struct EvalBatch {
 
   // Resizes for n positions (contents unspecified).
   void Resize(int n, int pos_len);
+  // Row i's inputs (checked against size).
   float* SpatialRow(int i);
   float* GlobalRow(int i);
+  const float* SpatialRow(int i) const;
+  const float* GlobalRow(int i) const;
 };
 
 // Raw net outputs for n positions, from the side to move's view.
@@ -72,13 +75,13 @@ struct SimulatedDeviceTiming {
 class SimulatedDeviceEvaluator : public Evaluator {
  public:
   SimulatedDeviceEvaluator(int pos_len, SimulatedDeviceTiming timing)
-      : uniform_(pos_len), timing_(timing) {}
+      : random_net_(pos_len), timing_(timing) {}
   void Evaluate(const EvalBatch& batch, EvalOutput* output) override;
   std::string model_name() const override { return "random"; }
-  int pos_len() const override { return uniform_.pos_len(); }
+  int pos_len() const override { return random_net_.pos_len(); }
 
  private:
-  RandomNetEvaluator uniform_;
+  RandomNetEvaluator random_net_;
   SimulatedDeviceTiming timing_;
 };
 

@@ -112,7 +112,7 @@ std::vector<std::pair<int, double>> ParseBoardSizes(const std::string& key, cons
 }
 
 void DeclareNoFill(ConfigSpec& spec, const search::SearchParams& defaults) {
-  spec.Choice("no_fill", search::NoFillName(defaults.no_fill), {"off", "after_pass", "once_passed"},
+  spec.Choice("no_fill", search::NoFillName(defaults.no_fill), search::NoFillNames(),
               "moves into one's own Tromp-Taylor area are not searched after the opponent's "
               "pass (after_pass), once either side has passed (once_passed), or always are (off)");
 }

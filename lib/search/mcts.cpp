@@ -18,6 +18,7 @@ namespace {
 // KataGo adds 0.01 under the square root so that the priors break ties on a node's first
 // selection, when no child has visits yet (searchexplorehelpers.cpp).
 constexpr double kExploreEpsilon = 0.01;
+constexpr NoFill kNoFillRules[] = {NoFill::kOff, NoFill::kAfterPass, NoFill::kOncePassed};
 // Scale of the static score term (KataGo's): SV(score; 0, 2).
 constexpr double kStaticScoreScale = 2.0;
 // Ownership beyond which a point counts as settled for the ending bonus (KataGo's).
@@ -65,11 +66,19 @@ const char* NoFillName(NoFill rule) {
   return "?";
 }
 
+std::vector<std::string> NoFillNames() {
+  std::vector<std::string> names;
+  for (const NoFill rule : kNoFillRules) names.push_back(NoFillName(rule));
+  return names;
+}
+
 NoFill ParseNoFill(const std::string& name) {
-  for (const NoFill rule : {NoFill::kOff, NoFill::kAfterPass, NoFill::kOncePassed}) {
+  for (const NoFill rule : kNoFillRules) {
     if (name == NoFillName(rule)) return rule;
   }
-  throw ConfigError("no_fill: '" + name + "' (off, after_pass or once_passed)");
+  std::string known;
+  for (const std::string& rule : NoFillNames()) known += (known.empty() ? "" : ", ") + rule;
+  throw ConfigError("no_fill: '" + name + "' (one of " + known + ")");
 }
 
 bool HasOpenPoint(const go::GameState& state) {

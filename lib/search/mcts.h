@@ -83,6 +83,7 @@ namespace tengen::search {
 enum class NoFill { kOff, kAfterPass, kOncePassed };
 // "off", "after_pass", "once_passed"; ParseNoFill throws ConfigError for another name.
 const char* NoFillName(NoFill rule);
+std::vector<std::string> NoFillNames();  // every rule's name, in the enum's order
 NoFill ParseNoFill(const std::string& name);
 
 struct SearchParams {

@@ -364,10 +364,8 @@ void TorchEvaluator::Impl::EvaluateChunk(const EvalBatch& batch, int start, int 
   const int64_t area = pl * pl;
   torch::InferenceMode inference;
   // from_blob needs a non-const pointer; the tensors are only read.
-  float* spatial_data = const_cast<float*>(batch.spatial.data()) +
-                        static_cast<size_t>(start) * kNumSpatialFeatures * area;
-  float* global_data =
-      const_cast<float*>(batch.global.data()) + static_cast<size_t>(start) * kNumGlobalFeatures;
+  float* spatial_data = const_cast<float*>(batch.SpatialRow(start));
+  float* global_data = const_cast<float*>(batch.GlobalRow(start));
   auto spatial = torch::from_blob(spatial_data, {n, kNumSpatialFeatures, pl, pl}).to(device, dtype);
   auto global = torch::from_blob(global_data, {n, kNumGlobalFeatures}).to(device, dtype);
   if (n < kMinCpuFp32Batch && device.is_cpu() && dtype == torch::kFloat32) {
@@ -403,11 +401,8 @@ void TorchEvaluator::Impl::EvaluateChunkAsync(const EvalBatch& batch, int start,
   ReservePinned(&pinned_out, n * out_row);
   // The previous chunk's copies are done (it waited for its outputs), so the buffers are free.
   float* in = pinned_in.data_ptr<float>();
-  std::memcpy(in, batch.spatial.data() + static_cast<size_t>(start) * kNumSpatialFeatures * area,
-              sizeof(float) * spatial_count);
-  std::memcpy(in + spatial_count,
-              batch.global.data() + static_cast<size_t>(start) * kNumGlobalFeatures,
-              sizeof(float) * global_count);
+  std::memcpy(in, batch.SpatialRow(start), sizeof(float) * spatial_count);
+  std::memcpy(in + spatial_count, batch.GlobalRow(start), sizeof(float) * global_count);
 
   const c10::StreamGuard on_stream(*stream);
   torch::InferenceMode inference;
