@@ -170,6 +170,9 @@ rated_nets() {
   echo "$(awk -F'\t' -v n="$name" '$1 == n { printf "%.2f", $2 / 3600 }' "$state/models.tsv") $name"
 }
 
+# gnugo_engine LEVEL: GNU Go's command line, playing by the referee's rules.
+gnugo_engine() { echo "$gnugo --mode gtp --level $1 --chinese-rules --positional-superko"; }
+
 # match NAME1 ENGINE1 NAME2 ENGINE2 GAMES: one match on the ladder, unless it was played already.
 match() {
   local out=$base/ladder/$1-vs-$3
@@ -200,7 +203,7 @@ rate() {
       # Earlier nets meet the higher levels only when they are the last one.
       [[ $name == "$last" || $level == 1 ]] || continue
       match "$name" "$engine" "gnugo-l$level" \
-        "$gnugo --mode gtp --level $level --chinese-rules --positional-superko" "$n"
+        "$(gnugo_engine "$level")" "$n"
     done
     previous=$name
   done
@@ -216,7 +219,7 @@ handicap_match() {
   grep -qs '"complete": true' "$out/match.json" && return 0
   echo "strength_run.sh: $1 giving gnugo-l10 two stones, $handicap_games games" >&2
   "$bin/tengen-match" --engine1 "$2" --name1 "$1" --name2 gnugo-l10 \
-    --engine2 "$gnugo --mode gtp --level 10 --chinese-rules --positional-superko" \
+    --engine2 "$(gnugo_engine 10)" \
     --games "$handicap_games" --board-size "$board_size" --rules.komi 0.5 --handicap 2 \
     --output-dir "$out" --log-level warning
 }

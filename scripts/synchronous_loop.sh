@@ -290,7 +290,7 @@ rate_newest() {
   local gtp="$bin/tengen-gtp --visits $ladder_visits --model"
   local common=(--board-size "${size:-9}" --games "$ladder_games" --ladder "$base/ladder/ladder.json"
     --ladder-anchors gnugo-l1=0)
-  if [[ -n $previous && $previous != "$model" && -d $base/models/$previous ]]; then
+  if [[ -n $previous && -d $base/models/$previous ]]; then
     run_stage ladder "$1" match --engine1 "$gtp $base/models/$model" --name1 "$model" \
       --engine2 "$gtp $base/models/$previous" --name2 "$previous" \
       --output-dir "$base/ladder/$model-vs-$previous" "${common[@]}"
