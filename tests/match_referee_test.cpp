@@ -269,6 +269,17 @@ TEST_CASE("match: a handicap match gives one engine black and the stones in ever
   CHECK(json.at("handicap") == 2);
   CHECK(json.at("handicap_engine") == 2);
   CHECK_FALSE(LadderResult(report, options));  // the ladder rates even games only
+  // Stopped after its first game, the handicap match goes on with engine 2 black again.
+  MatchOptions longer = options;
+  longer.games = 3;
+  longer.output_dir = out / "longer";
+  const std::string first = out / "longer/game-001.sgf";
+  const MatchReport part = RunMatch(longer, logger, [&] { return PathExists(first); });
+  REQUIRE(part.games.size() == 1);
+  const MatchReport rest = RunMatch(longer, logger);
+  CHECK(rest.resumed_games == 1);
+  REQUIRE(rest.games.size() == 3);
+  for (const GameOutcome& game : rest.games) CHECK(game.black_engine == 1);
   // The same directory for an even match is another match.
   MatchOptions even = options;
   even.handicap = 0;

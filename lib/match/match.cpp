@@ -381,8 +381,7 @@ MatchReport RunMatch(const MatchOptions& options, Logger& logger,
 
   for (int g = report.resumed_games; g < options.games; ++g) {
     if (stop && stop()) break;
-    // Engine 1 is black in odd-numbered even games; the handicap engine in every handicap game.
-    const int black = options.handicap > 0 ? options.handicap_engine - 1 : g % 2;
+    const int black = BlackEngineOfGame(options, g + 1);
     const std::string names[2] = {report.names[black], report.names[1 - black]};
     go::SgfRecord sgf;
     GameOutcome outcome =
@@ -428,6 +427,10 @@ std::string MatchSummary(const MatchReport& report) {
   return StrCat(report.names[0], " vs ", report.names[1], ": ", s.wins, " wins, ", s.losses,
                 " losses, ", s.draws, " draws (", rate, "), Elo ", FormatElo(report.elo.elo), " [",
                 FormatElo(report.elo.low), ", ", FormatElo(report.elo.high), "]");
+}
+
+int BlackEngineOfGame(const MatchOptions& options, int index) {
+  return options.handicap > 0 ? options.handicap_engine - 1 : (index - 1) % 2;
 }
 
 void CheckHandicap(const MatchOptions& options) {

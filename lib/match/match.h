@@ -80,6 +80,10 @@ struct MatchOptions {
 // Throws ConfigError naming handicap or handicap_engine when they do not fit the board size.
 void CheckHandicap(const MatchOptions& options);
 
+// The engine (0 or 1) that is black in game `index` (1-based): engine 1 in odd-numbered even
+// games, the handicap engine in every handicap game.
+int BlackEngineOfGame(const MatchOptions& options, int index);
+
 enum class GameEnd { kScored, kMoveCap, kResignation, kForfeit };
 const char* GameEndName(GameEnd end);  // "scored", "move cap", "resignation", "forfeit"
 

@@ -36,17 +36,17 @@ go::Color WinnerOfResult(const std::string& result) {
   throw FormatError("result: '" + result + "' is not B+..., W+... or 0");
 }
 
-// The n-th finished game (1-based) of the record; its colours must be the match's (engine 1
-// is black in odd-numbered games).
-GameOutcome GameFromJson(const Json& j, int n, const std::string names[2]) {
+// The n-th finished game (1-based) of the record; its colours must be the match's.
+GameOutcome GameFromJson(const Json& j, int n, const std::string names[2],
+                         const MatchOptions& options) {
   GameOutcome game;
   game.index = j.at("index").get<int>();
   if (game.index != n) throw FormatError(StrCat("game_list: game ", n, " has index ", game.index));
-  game.black_engine = (n - 1) % 2;
+  game.black_engine = BlackEngineOfGame(options, n);
   const std::string black = j.at("black").get<std::string>();
   if (black != names[game.black_engine]) {
     throw FormatError(StrCat("game ", n, ": black is '", black, "', not '",
-                             names[game.black_engine], "' as the colours alternate"));
+                             names[game.black_engine], "' as in this match"));
   }
   game.result = j.at("result").get<std::string>();
   game.winner = WinnerOfResult(game.result);
@@ -134,7 +134,7 @@ std::optional<std::vector<GameOutcome>> ReadMatchRecord(const MatchOptions& opti
     }
     std::vector<GameOutcome> games;
     for (const Json& entry : j.at("game_list")) {
-      games.push_back(GameFromJson(entry, static_cast<int>(games.size()) + 1, names));
+      games.push_back(GameFromJson(entry, static_cast<int>(games.size()) + 1, names, options));
     }
     if (static_cast<int>(games.size()) > options.games) {
       throw FormatError(
