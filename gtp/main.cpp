@@ -5,23 +5,18 @@
 // gtp/gtp_engine.h, the search player in gtp/search_player.h; this file wires the net (a
 // batching server shared by the search threads) and the options.
 
-#include <boost/filesystem.hpp>
 #include <chrono>
 #include <cstdint>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "gtp/gtp_engine.h"
 #include "gtp/search_player.h"
-#include "nn/batching.h"
-#include "pipeline/model_registry.h"
-#include "pipeline/net_leaf_evaluator.h"
+#include "pipeline/play_net.h"
 #include "pipeline/rules_config.h"
 #include "pipeline/selfplay_config.h"
-#include "search/leaf_evaluator.h"
 #include "util/config.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -78,12 +73,7 @@ ConfigSpec MakeSpec() {
                   "A GTP version 2 engine on stdin/stdout: MCTS with a model (--model DIR), the "
                   "newest model in --models-dir DIR, or the uniform random net.");
   pipeline::DeclareRulesOptions(spec);
-  spec.String("model", "", "model directory to play with (models/<name>/)");
-  spec.String("models_dir", "", "play the newest model in this directory (not with model)");
-  spec.String("device", "cpu", "where the net runs: cpu, cuda or cuda:N");
-  pipeline::DeclarePlayPrecisionOption(spec);
-  spec.Int("torch_threads", 1, 0, 256,
-           "torch intra-op threads for a net on a CPU (0: torch's default, every core)");
+  pipeline::DeclarePlayNetOptions(spec);
   spec.Int("pos_len", 0, 0, go::kMaxSize,
            "planes the net runs on, and so the largest board boardsize accepts (0: the "
            "model's pos_len, 19 without a model)");
@@ -98,52 +88,18 @@ ConfigSpec MakeSpec() {
   return spec;
 }
 
-// The model the options name, if any; ConfigError for a missing directory.
-std::optional<pipeline::ModelInfo> ChooseModel(const Config& config) {
-  const std::string model = config.GetString("model");
-  const std::string models_dir = config.GetString("models_dir");
-  if (!model.empty() && !models_dir.empty()) {
-    throw ConfigError("model and models_dir: give one of them, not both");
-  }
-  if (!model.empty()) {
-    if (!boost::filesystem::is_directory(model)) {
-      throw ConfigError("model: '" + model + "' is not a directory");
-    }
-    pipeline::ModelInfo info;
-    info.path = model;
-    info.name = boost::filesystem::path(model).filename().string();
-    if (info.name.empty() || info.name == ".") {
-      info.name = boost::filesystem::path(model).parent_path().filename().string();
-    }
-    return info;
-  }
-  if (!models_dir.empty()) {
-    if (!boost::filesystem::is_directory(models_dir)) {
-      throw ConfigError("models_dir: '" + models_dir + "' is not a directory");
-    }
-    std::optional<pipeline::ModelInfo> newest = pipeline::FindNewestModel(models_dir);
-    if (!newest) throw ConfigError("models_dir: no model in '" + models_dir + "'");
-    return newest;
-  }
-  return std::nullopt;
-}
-
 int Main(int argc, const char* const argv[]) {
   const ConfigSpec spec = MakeSpec();
   Config config(spec);
   if (!ParseCommandLineOrHelp(spec, argc, argv, config, std::cout)) return 0;
   // GTP owns stdout: everything else goes to stderr.
   Logger logger(LogLevel::kInfo);
-  const std::optional<pipeline::ModelInfo> model = ChooseModel(config);
+  const std::optional<pipeline::ModelInfo> model = pipeline::ChooseModel(config);
 
   int pos_len = static_cast<int>(config.GetInt("pos_len"));
   pipeline::LoadModel load;
 #ifdef TENGEN_WITH_TORCH
-  nn::TorchEvaluatorOptions net_options;
-  net_options.precision = config.GetString("precision");
-  net_options.max_batch_size = static_cast<int>(config.GetInt("threads"));
-  net_options.intra_op_threads = static_cast<int>(config.GetInt("torch_threads"));
-  load = pipeline::TorchModelLoader(net_options, config.GetString("channels_last"));
+  load = pipeline::PlayNetLoader(config, static_cast<int>(config.GetInt("threads")));
   if (pos_len == 0 && model) pos_len = nn::TorchModel::ReadConfig(model->path).pos_len;
 #endif
   if (pos_len == 0) pos_len = go::kMaxSize;
@@ -166,29 +122,10 @@ int Main(int argc, const char* const argv[]) {
 
   // One evaluator per search thread: NetLeafEvaluators sharing one batching server, or the
   // uniform evaluator. Declared before the engine, so they outlive it.
-  std::unique_ptr<nn::BatchingServer> server;
-  std::vector<std::unique_ptr<Rng>> rngs;
-  std::vector<std::unique_ptr<search::LeafEvaluator>> evaluators;
-  std::string model_name = "random";
-  if (model) {
-    nn::BatchingOptions batching;
-    batching.max_batch_size = threads;
-    batching.max_wait = kBatchWait;
-    server = std::make_unique<nn::BatchingServer>(
-        pipeline::MakeEvaluator(model, pos_len, config.GetString("device"), load), batching);
-    model_name = server->model_name();
-    for (int t = 0; t < threads; ++t) {
-      rngs.push_back(std::make_unique<Rng>(seeder.Next()));
-      evaluators.push_back(std::make_unique<pipeline::NetLeafEvaluator>(*server, *rngs.back()));
-      server->AddClient();
-    }
-  } else {
-    for (int t = 0; t < threads; ++t) {
-      evaluators.push_back(std::make_unique<search::UniformEvaluator>());
-    }
-  }
-  std::vector<search::LeafEvaluator*> leaves;
-  for (const auto& evaluator : evaluators) leaves.push_back(evaluator.get());
+  const pipeline::PlayEvaluators evaluators(model, pos_len, config.GetString("device"), load,
+                                            threads, kBatchWait, seeder,
+                                            /*register_clients=*/true);
+  const std::string model_name = evaluators.model_name();
 
   gtp::GtpOptions options;
   options.rules = pipeline::RulesFromConfig(config);
@@ -203,12 +140,9 @@ int Main(int argc, const char* const argv[]) {
               std::to_string(pos_len) + ", " + std::to_string(threads) + " thread(s), seed " +
               std::to_string(seed));
   gtp::GtpEngine engine(
-      options, std::make_unique<gtp::SearchPlayer>(params, leaves, seeder.Next(),
+      options, std::make_unique<gtp::SearchPlayer>(params, evaluators.evaluators(), seeder.Next(),
                                                    config.GetBool("verbose") ? &logger : nullptr));
   engine.Run(std::cin, std::cout);
-  if (server) {
-    for (int t = 0; t < threads; ++t) server->RemoveClient();
-  }
   return 0;
 }
 

@@ -14,6 +14,7 @@
 #include "test_support.h"
 #include "util/error.h"
 #include "util/rng.h"
+#include "util/text.h"
 
 namespace tengen::go {
 namespace {
@@ -32,10 +33,6 @@ std::string FormatErrorOf(F f) {
     return e.what();
   }
   return "";
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 void CheckSameRecord(const SgfRecord& a, const SgfRecord& b) {

@@ -8,16 +8,13 @@
 #include "gtp_test_client.h"
 #include "test_support.h"
 #include "util/subprocess.h"
+#include "util/text.h"
 #include "util/version.h"
 
 namespace tengen::gtp_test {
 namespace {
 
 const std::string kBinary = TENGEN_BIN_DIR "/tengen-gtp";
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 TEST_CASE("tengen-gtp: a session over pipes") {
   GtpClient engine(

@@ -43,6 +43,7 @@ check_module search 'util|go|search'
 check_module gtp 'util|go|search|gtp'
 check_module nn 'util|go|nn'
 check_module pipeline 'util|go|data|search|nn|pipeline'
+check_module analysis 'util|go|search|gtp|analysis'
 check_module match 'util|go|gtp|pipeline|match'
 check_module status 'util|go|data|pipeline|match|status'
 

@@ -22,6 +22,7 @@
 #include "util/error.h"
 #include "util/log.h"
 #include "util/publish.h"
+#include "util/text.h"
 
 namespace tengen::match {
 namespace {
@@ -106,10 +107,6 @@ MatchReport Run(const Fakes& fakes, const std::vector<std::string>& engine1,
 bool PathExists(const std::string& path) {
   struct stat info;
   return stat(path.c_str(), &info) == 0;
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 TEST_CASE("match: an illegal move loses the game, whatever the colour") {

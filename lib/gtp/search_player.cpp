@@ -51,18 +51,14 @@ bool FollowsOn(const go::GameState& earlier, const go::GameState& later) {
   return std::equal(earlier.moves().begin(), earlier.moves().end(), later.moves().begin());
 }
 
-// The position the search starts from: the game with `color` to move. After two passes (a
-// cleanup phase, or a controller that asks for one more move) the game is over for the
-// search, so it starts from the board alone: passes and superko history are dropped, and the
-// move finally chosen is checked against the real game.
+}  // namespace
+
 go::GameState SearchState(const go::GameState& game, go::Color color) {
   if (game.IsOver()) return go::GameState(game.board(), game.rules(), color);
   go::GameState state = game;
   state.set_to_move(color);
   return state;
 }
-
-}  // namespace
 
 double SearchPlayer::TimeLimit(const GenMoveRequest& request) const {
   double limit = params_.seconds_per_move;

@@ -62,6 +62,12 @@ namespace tengen::gtp {
 // tengen-gtp's no_fill key turns them back on.
 search::SearchParams PlaySearchParams();
 
+// The position a search starts from: the game with `color` to move. After two passes (a
+// cleanup phase, a controller that asks for one more move, a finished record analysed) the game
+// is over for the search, so it starts from the board alone: passes and superko history are
+// dropped, and a move finally chosen is checked against the real game.
+go::GameState SearchState(const go::GameState& game, go::Color color);
+
 struct SearchPlayerParams {
   search::SearchParams search = PlaySearchParams();
   int visits = 400;             // root visits per move, all threads together (0: no limit)

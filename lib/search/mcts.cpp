@@ -232,6 +232,14 @@ double Search::ChildUtility(const Node& child, double center) const {
              ScoreValue(score, center, params_.dynamic_score_center_scale, area);
 }
 
+double Search::MoverUtility(const Node& node, double center) const {
+  Node mirrored;
+  mirrored.visits = node.visits;
+  mirrored.value_sum = -node.value_sum;
+  mirrored.score_sum = -node.score_sum;
+  return ChildUtility(mirrored, center);
+}
+
 int Search::SelectChild(const Node& node, bool is_root, double center) const {
   double total_visits = 0;
   double visited_prior = 0;
@@ -242,14 +250,7 @@ int Search::SelectChild(const Node& node, bool is_root, double center) const {
   }
   // This node's sums are stored for the player who moved into it; its children are judged by
   // the side to move here, the other player (a Node with negated sums is that view).
-  double parent_q = 0;
-  if (node.visits > 0) {
-    Node mirrored;
-    mirrored.visits = node.visits;
-    mirrored.value_sum = -node.value_sum;
-    mirrored.score_sum = -node.score_sum;
-    parent_q = ChildUtility(mirrored, center);
-  }
+  const double parent_q = node.visits > 0 ? MoverUtility(node, center) : 0;
   const double reduction =
       is_root && full_search_ ? params_.root_fpu_reduction : params_.fpu_reduction;
   const double fpu = parent_q - reduction * std::sqrt(visited_prior);
@@ -444,9 +445,11 @@ std::vector<RootMoveInfo> Search::RootMoves(int max_pv) const {
     info.prior = child.prior;
     info.value = child.value_sum / child.visits;
     info.score = child.score_sum / child.visits;
+    info.utility = ChildUtility(child, score_center_);
     const Node* node = &child;
     while (node != nullptr && static_cast<int>(info.pv.size()) < max_pv) {
       info.pv.push_back(node->move);
+      info.pv_visits.push_back(node->visits);
       const Node* next = nullptr;
       for (const Node& grandchild : node->children) {
         if (grandchild.visits > 0 && (next == nullptr || grandchild.visits > next->visits)) {
@@ -458,6 +461,10 @@ std::vector<RootMoveInfo> Search::RootMoves(int max_pv) const {
     moves.push_back(std::move(info));
   }
   return moves;
+}
+
+double Search::RootUtility() const {
+  return root_.visits > 0 ? MoverUtility(root_, score_center_) : 0;
 }
 
 SearchResult Search::MakeResult(bool full_search) const {

@@ -168,9 +168,12 @@ struct RootMoveInfo {
   float prior = 0;   // the evaluator's, renormalised over the legal moves
   double value = 0;  // mean backed-up value in [-1, 1], root side to move's view
   double score = 0;  // mean score lead, root side to move's view
+  // What search maximises for this move (SearchParams' utility, root side to move's view).
+  double utility = 0;
   // The principal variation from this move on: the move, then the most visited child of each
-  // node below it while that child has visits.
+  // node below it while that child has visits; pv_visits[i] is the visits of pv[i]'s node.
   std::vector<go::Loc> pv;
+  std::vector<int> pv_visits;
 };
 
 class Search {
@@ -201,6 +204,8 @@ class Search {
   // The visited root children (a pass held back on an open board included only if visited),
   // with principal variations of at most max_pv moves. Not during a Run on another thread.
   std::vector<RootMoveInfo> RootMoves(int max_pv) const;
+  // The root's utility over its visits, root side to move's view (0 before any visit).
+  double RootUtility() const;
   // The evaluator's ownership at the root (size * size, root side to move's view), or empty.
   const std::vector<float>& root_ownership() const { return root_.ownership; }
   const SearchParams& params() const { return params_; }
@@ -230,6 +235,9 @@ class Search {
   int SelectChild(const Node& node, bool is_root, double center) const;
   // Utility of a visited `child` for the player who moved into it (header comment).
   double ChildUtility(const Node& child, double center) const;
+  // Utility of a visited `node` for its side to move (its sums negated: a Node with them is
+  // that view).
+  double MoverUtility(const Node& node, double center) const;
   // Root priors for this Run (temperature, noise), the score center and the ending penalties.
   void PrepareRoot(bool full_search);
   void SetScoreCenter();

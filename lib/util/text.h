@@ -14,6 +14,7 @@ namespace tengen {
 std::string Trim(std::string_view text);
 bool StartsWith(std::string_view text, std::string_view prefix);
 bool EndsWith(std::string_view text, std::string_view suffix);
+bool Contains(std::string_view text, std::string_view part);
 
 namespace text_internal {
 

@@ -72,4 +72,12 @@ LoadModel TorchModelLoader(const nn::TorchEvaluatorOptions& options,
   };
 }
 
+LoadModel PlayNetLoader(const Config& config, int max_batch_size) {
+  nn::TorchEvaluatorOptions options;
+  options.precision = config.GetString("precision");
+  options.max_batch_size = max_batch_size;
+  options.intra_op_threads = static_cast<int>(config.GetInt("torch_threads"));
+  return TorchModelLoader(options, config.GetString("channels_last"));
+}
+
 }  // namespace tengen::pipeline

@@ -8,6 +8,7 @@
 
 #include "nn/torch/model.h"
 #include "pipeline/model_registry.h"
+#include "util/config.h"
 
 namespace tengen::pipeline {
 
@@ -35,5 +36,9 @@ bool InferenceChannelsLast(const std::string& precision, const std::string& devi
 // options.channels_last.
 LoadModel TorchModelLoader(const nn::TorchEvaluatorOptions& options,
                            const std::string& channels_last = "auto");
+
+// The loader for the options of pipeline/play_net.h (precision, channels_last, torch_threads),
+// for batches of up to max_batch_size.
+LoadModel PlayNetLoader(const Config& config, int max_batch_size);
 
 }  // namespace tengen::pipeline

@@ -1,0 +1,52 @@
+#pragma once
+// The net of the programs that play or analyse with one model (tengen-gtp, tengen-analysis):
+// their shared options (model, models_dir, device, precision, channels_last, torch_threads) and
+// N search evaluators sharing one batching server, so that N search threads (or analysis
+// workers) meet in one batch on the net. Without a model, N uniform evaluators (the random
+// net). Torch-free: the program passes the LoadModel hook (pipeline/model_registry.h).
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nn/batching.h"
+#include "pipeline/model_registry.h"
+#include "search/leaf_evaluator.h"
+#include "util/config.h"
+#include "util/rng.h"
+
+namespace tengen::pipeline {
+
+void DeclarePlayNetOptions(ConfigSpec& spec);
+
+// The model the options name (model, or the newest in models_dir), or nullopt for neither;
+// ConfigError naming the key for a missing directory, an empty models_dir, or both keys given.
+std::optional<ModelInfo> ChooseModel(const Config& config);
+
+class PlayEvaluators {
+ public:
+  // `count` evaluators on `model` (uniform ones without a model), batches of up to `count`
+  // positions that wait at most max_wait for stragglers. register_clients: each evaluator is
+  // a client of the server for the object's lifetime (search threads that always search);
+  // otherwise the caller calls AddClient and RemoveClient around each search.
+  PlayEvaluators(const std::optional<ModelInfo>& model, int pos_len, const std::string& device,
+                 const LoadModel& load, int count, std::chrono::microseconds max_wait, Rng& seeder,
+                 bool register_clients);
+  ~PlayEvaluators();
+  PlayEvaluators(const PlayEvaluators&) = delete;
+  PlayEvaluators& operator=(const PlayEvaluators&) = delete;
+
+  std::vector<search::LeafEvaluator*> evaluators() const;
+  nn::BatchingServer* server() const { return server_.get(); }  // null without a model
+  std::string model_name() const;                               // "random" without a model
+
+ private:
+  std::unique_ptr<nn::BatchingServer> server_;
+  std::vector<std::unique_ptr<Rng>> rngs_;
+  std::vector<std::unique_ptr<search::LeafEvaluator>> evaluators_;
+  bool registered_ = false;
+};
+
+}  // namespace tengen::pipeline
