@@ -33,6 +33,10 @@
 #                         every cycle)
 #   --ladder-games N      games per rating match (default 10; 0: no ratings)
 #   --ladder-visits V     the model's visits per move in those games (default 100)
+#   --init-from MODEL     start from this model directory instead of the random net: a new base
+#                         directory gets a copy of it in models/ as MODELNAME-init (so that
+#                         selfplay plays it and any trained model outranks it), and the trainer
+#                         starts from its weights (init_from; docs/TRAINING.md)
 # The configs' defaults are sized for this 2-core class of box (docs/TRAINING.md); the loop adds
 # only what makes each program stop once its part of the cycle is done (--set-PROGRAM
 # overrides anything).
@@ -56,6 +60,7 @@ ladder_games=10
 ladder_visits=100
 rate_every=60
 configs=$root/configs
+init_from=""
 gpu_configs=""
 # Extra --set arguments per program, one array each (values may hold spaces).
 sets_selfplay=() sets_shuffler=() sets_trainer=() sets_exporter=() sets_gatekeeper=() sets_match=()
@@ -68,6 +73,7 @@ while (($#)); do
     --ladder-games) ladder_games=$2; shift 2 ;;
     --rate-every) rate_every=$2; shift 2 ;;
     --ladder-visits) ladder_visits=$2; shift 2 ;;
+    --init-from) init_from=$2; shift 2 ;;
     --set-selfplay|--set-shuffler|--set-trainer|--set-exporter|--set-gatekeeper)
       program=${1#--set-}
       declare -n program_sets=sets_$program
@@ -97,6 +103,12 @@ gating=${positional[4]:-0}
 for program in selfplay shuffler trainer exporter gatekeeper; do
   [[ -f $configs/$program.cfg ]] || { echo "synchronous_loop.sh: missing $configs/$program.cfg" >&2; exit 2; }
 done
+if [[ -n $init_from ]]; then
+  [[ -f $init_from/model.json && -f $init_from/weights.pt ]] || { echo "synchronous_loop.sh: --init-from: '$init_from' is not a model directory (model.json, weights.pt)" >&2; exit 2; }
+  init_from=$(cd "$init_from" && pwd)
+  # Before the user's own --set-trainer, which wins.
+  sets_trainer=(--set "init_from=$init_from" "${sets_trainer[@]}")
+fi
 
 if [[ -z ${TENGEN_BIN:-} ]]; then
   "$root/scripts/build.sh"
@@ -110,6 +122,13 @@ done
 
 mkdir -p "$base/status" "$base/models" "$base/logs"
 base=$(cd "$base" && pwd)
+# The starting model, published into a models/ that has none yet: its name does not end in
+# -s<samples>-d<rows>, so it counts as s0 and the first trained model outranks it.
+if [[ -n $init_from ]] && [[ -z $(ls "$base/models" | grep -v '\.tmp') ]]; then
+  init_copy=$base/models/$(basename "$init_from")-init
+  cp -r "$init_from" "$init_copy.tmp-$$"
+  mv "$init_copy.tmp-$$" "$init_copy"
+fi
 host=$(hostname 2>/dev/null || echo unknown)
 status_file=$base/status/synchronous_loop-$host.json
 console_log=$base/logs/synchronous_loop-$host.log

@@ -393,6 +393,81 @@ TEST_CASE("trainer program: 2 epochs equal 1 epoch, stop mid-epoch, resume, 1 ep
   CHECK(lines == 2);
 }
 
+// Root of the summed squared differences of two models' parameters (running statistics left
+// out).
+double ParameterDistance(const nn::TorchModel& a, const nn::TorchModel& b) {
+  const auto sa = a.net()->NamedState();
+  const auto sb = b.net()->NamedState();
+  REQUIRE(sa.size() == sb.size());
+  double sum = 0;
+  for (size_t i = 0; i < sa.size(); ++i) {
+    if (sa[i].first.find("running_") != std::string::npos) continue;
+    sum += (sa[i].second.to(torch::kDouble) - sb[i].second.to(torch::kDouble))
+               .pow(2)
+               .sum()
+               .item<double>();
+  }
+  return std::sqrt(sum);
+}
+
+TEST_CASE("trainer program: init_from starts from a model's or a checkpoint's weights, afresh") {
+  testing::TempDir dir;
+  Logger logger(LogLevel::kError);
+  std::atomic<bool> never{false};
+  const StopToken no_stop(&never);
+  // The source: two epochs on one base; its last snapshot and checkpoint.
+  const std::string source_base = MakeBase(dir, "source");
+  pipeline::RunTrainer(SmallRun(source_base), logger, no_stop);
+  const std::string source_model =
+      pipeline::TorchModelsToExportDir(source_base) + "/r-t-s128-d5000";
+  const auto source = nn::TorchModel::Load(source_model);
+  const std::string checkpoints = pipeline::TrainDir(source_base, "t") + "/checkpoints";
+  const std::string source_checkpoint = checkpoints + "/" + ListPublished(checkpoints).back();
+
+  // With a learning rate of 0 the first snapshot holds the source's parameters exactly, and
+  // the run counts its samples from 0 (a fresh optimizer, a fresh warm-up).
+  int still = 0;
+  for (const std::string& from : {source_model, source_checkpoint}) {
+    CAPTURE(from);
+    const std::string base = MakeBase(dir, "still-" + std::to_string(++still));
+    pipeline::TrainerProgramOptions o = SmallRun(base);
+    o.init_from = from;
+    o.lr_scale = 0;
+    o.max_epochs_this_instance = 1;
+    CHECK(pipeline::RunTrainer(o, logger, no_stop).samples == 64);
+    CHECK(SameWeights(*LoadSnapshot(base, "r-t-s64-d5000"), *source, /*parameters_only=*/true));
+  }
+
+  // Trained on: its first snapshot stays near the source; a fresh start's is far from it.
+  const std::string tuned_base = MakeBase(dir, "tuned");
+  pipeline::TrainerProgramOptions tuned = SmallRun(tuned_base);
+  tuned.init_from = source_model;
+  tuned.seed = 7;
+  tuned.max_epochs_this_instance = 1;
+  pipeline::RunTrainer(tuned, logger, no_stop);
+  const std::string fresh_base = MakeBase(dir, "fresh");
+  pipeline::TrainerProgramOptions fresh = SmallRun(fresh_base);
+  fresh.seed = 7;
+  fresh.max_epochs_this_instance = 1;
+  pipeline::RunTrainer(fresh, logger, no_stop);
+  const double near = ParameterDistance(*LoadSnapshot(tuned_base, "r-t-s64-d5000"), *source);
+  const double far = ParameterDistance(*LoadSnapshot(fresh_base, "r-t-s64-d5000"), *source);
+  CHECK(near > 0);
+  CHECK(near < far / 10);
+
+  // Another architecture, or a directory that is neither, is an error naming init_from.
+  pipeline::TrainerProgramOptions wider = SmallRun(MakeBase(dir, "wider"));
+  wider.model_kind = "b1c24";
+  wider.init_from = source_model;
+  const std::string other = "init_from: " + source_model + " is b1c16";
+  CHECK_THROWS_WITH_AS(pipeline::RunTrainer(wider, logger, no_stop),
+                       doctest::Contains(other.c_str()), ConfigError);
+  pipeline::TrainerProgramOptions missing = SmallRun(MakeBase(dir, "missing"));
+  missing.init_from = dir / "nothing";
+  CHECK_THROWS_WITH_AS(pipeline::RunTrainer(missing, logger, no_stop),
+                       doctest::Contains("neither a model nor a checkpoint"), ConfigError);
+}
+
 TEST_CASE("trainer program: a damaged newest checkpoint is set aside for the one before it") {
   testing::TempDir dir;
   Logger logger(LogLevel::kError);

@@ -163,6 +163,10 @@ class TrainerLoop {
     return group_ == nullptr ? local : group_->AnyTrue(local);
   }
   void Start();
+  // The weights of init_from (a model or a checkpoint directory); ConfigError when it is
+  // neither or holds another architecture.
+  std::unique_ptr<nn::TorchModel> InitialWeights(const nn::ModelConfig& config,
+                                                 const nn::TrainerOptions& net_options);
   Decision Decide();
   // Plans `steps` steps from the newest shuffle into state_, paying one epoch from the bucket
   // when `spend`; otherwise says what is short (and *reason why, for the log).
@@ -200,8 +204,7 @@ void TrainerLoop::Start() {
   const nn::DistributedConfig dist = nn::DistributedConfigFromEnvironment(o_.rendezvous_file);
   nn::TrainerOptions net_options = o_.net;
   net_options.device = nn::RankDevice(o_.net.device, dist);
-  net_options.precision =
-      ResolvePrecision(o_.net.precision, net_options.device, /*training=*/true);
+  net_options.precision = ResolvePrecision(o_.net.precision, net_options.device, /*training=*/true);
   if (net_options.intra_op_threads == 0 && net_options.device == "cpu") {
     net_options.intra_op_threads =
         CpuTrainThreads(std::thread::hardware_concurrency(), dist.local_world_size);
@@ -247,18 +250,42 @@ void TrainerLoop::Start() {
   const uint64_t seed = choice.seed;
   state_ = FreshTrainState(bucket_, seed);
   std::unique_ptr<nn::TorchModel> start;
-  if (!o_.initial_model.empty()) {
-    start = nn::TorchModel::Load(o_.initial_model);
-    if (start->config().Architecture() != config.Architecture()) {
-      throw ConfigError("initial_model " + o_.initial_model + " is " +
-                        start->config().Architecture() + ", not model_kind " + o_.model_kind);
-    }
-    logger_.Info("starting from " + o_.initial_model);
+  if (!o_.init_from.empty()) {
+    start = InitialWeights(config, net_options);
   } else {
     start = nn::TorchModel::Create(config, seed);
     logger_.Info(StrCat("starting from fresh ", o_.model_kind, " weights (seed ", seed, ")"));
   }
   trainer_ = std::make_unique<nn::NetTrainer>(*start, net_options, group_.get());
+}
+
+std::unique_ptr<nn::TorchModel> TrainerLoop::InitialWeights(const nn::ModelConfig& config,
+                                                            const nn::TrainerOptions& net_options) {
+  const std::string& from = o_.init_from;
+  std::unique_ptr<nn::TorchModel> start;
+  if (boost::filesystem::exists(from + "/" + kTrainerStateFile)) {
+    // A checkpoint: its weights through a trainer of this architecture (the average, when
+    // weight_average_samples keeps one).
+    const CheckpointFiles checkpoint = ReadCheckpoint(from);
+    nn::TrainerOptions cpu = net_options;
+    cpu.device = "cpu";
+    nn::NetTrainer reader(*nn::TorchModel::Create(config, 0), cpu, nullptr);
+    reader.LoadState(checkpoint.trainer_bytes, from + "/" + kTrainerStateFile);
+    start = reader.Snapshot("init");
+    logger_.Info(StrCat("starting from the weights of checkpoint ", from, " (",
+                        checkpoint.state.samples, " samples), a fresh optimizer"));
+  } else {
+    if (!boost::filesystem::is_directory(from)) {
+      throw ConfigError("init_from: '" + from + "' is neither a model nor a checkpoint directory");
+    }
+    start = nn::TorchModel::Load(from);
+    if (start->config().Architecture() != config.Architecture()) {
+      throw ConfigError("init_from: " + from + " is " + start->config().Architecture() +
+                        ", not model_kind " + o_.model_kind);
+    }
+    logger_.Info("starting from the weights of model " + from + ", a fresh optimizer");
+  }
+  return start;
 }
 
 void TrainerLoop::CheckDataShape(const ShuffleDir& shuffle) {

@@ -52,8 +52,9 @@ OptionTable<TrainerProgramOptions> TrainerOptionTable() {
               "prefix of snapshot names <run>-<training>-s<samples>-d<rows>")
       .String("model_kind", &O::model_kind, "net architecture b{blocks}c{channels}")
       .Int("pos_len", &O::pos_len, 2, 19, "board edge of the training data and the net")
-      .String("initial_model", &O::initial_model,
-              "model directory to start from when there is no checkpoint")
+      .String("init_from", &O::init_from,
+              "when train/<name>/ has no checkpoint: start from the weights of this model "
+              "directory or trainer checkpoint directory (fresh optimizer and warm-up)")
       .Int("batch_size", &O::batch_size, 1, 1 << 20, "global batch (all ranks together)")
       .Nested(&O::net, OptionTable<N>().Int(
                            "micro_batch", &N::micro_batch, 0, 1 << 20,

@@ -24,8 +24,10 @@ struct TrainerProgramOptions {
   std::string run_name = "run";  // snapshot names: <run>-<training>-s<samples>-d<rows>
   std::string model_kind = "b6c96";
   int pos_len = 9;
-  std::string initial_model;  // a model directory to start from ("" = fresh weights)
-  int64_t batch_size = 128;   // global batch, all ranks
+  // A model directory or a trainer checkpoint directory whose weights a fresh start takes
+  // ("" = fresh weights); the optimizer and the learning-rate warm-up start afresh.
+  std::string init_from;
+  int64_t batch_size = 128;  // global batch, all ranks
   int64_t samples_per_epoch = 100000;
   double max_train_bucket_per_new_data = 0;  // 0: no bucket
   double max_train_bucket_size = 1e30;
