@@ -417,6 +417,58 @@ TEST_CASE("torch evaluator: bf16 is close to fp32, fp16 and bad devices are Conf
   }
 }
 
+TEST_CASE("torch model: a grown net computes what it grew from, and what cannot grow is refused") {
+  auto small = TorchModel::Create(SmallConfig(9, "b4c32"), 31);
+  PerturbBatchNorms(small->net().get(), 32);  // trained-looking norms, copied with the rest
+  auto grown = TorchModel::Grow(*small, SmallConfig(9, "b7c32"), 33);
+  CHECK(grown->config().Architecture() == "b7c32");
+  const EvalBatch batch = RandomBatch(6, 9, 9, 34);
+  for (const bool fold : {false, true}) {
+    CAPTURE(fold);
+    TorchEvaluator a(*small, Options("fp32", fold)), b(*grown, Options("fp32", fold));
+    const EvalOutput oa = Run(a, batch), ob = Run(b, batch);
+    CHECK(MaxAbsDiff(oa.policy_logits, ob.policy_logits) < 1e-5f);
+    CHECK(MaxAbsDiff(oa.value_logits, ob.value_logits) < 1e-5f);
+    CHECK(MaxAbsDiff(oa.score, ob.score) < 1e-5f);
+    CHECK(MaxAbsDiff(oa.ownership, ob.ownership) < 1e-5f);
+  }
+  // The added blocks are not dead: only their last convolution starts at zero.
+  auto another = TorchModel::Grow(*small, SmallConfig(9, "b7c32"), 35);
+  CHECK_FALSE(another->net()->NamedState().empty());
+  bool some_differ = false;
+  const auto ga = grown->net()->NamedState(), gb = another->net()->NamedState();
+  for (size_t i = 0; i < ga.size(); ++i) some_differ |= !ga[i].second.equal(gb[i].second);
+  CHECK(some_differ);
+
+  CHECK_THROWS_WITH_AS(TorchModel::Grow(*small, SmallConfig(9, "b6c48"), 1),
+                       doctest::Contains("channels must stay 32"), ConfigError);
+  CHECK_THROWS_WITH_AS(TorchModel::Grow(*small, SmallConfig(9, "b3c32"), 1),
+                       doctest::Contains("fewer blocks"), ConfigError);
+  CHECK_THROWS_WITH_AS(TorchModel::Grow(*small, SmallConfig(7, "b6c32"), 1),
+                       doctest::Contains("pos_len 7"), ConfigError);
+  auto two = TorchModel::Create(SmallConfig(9, "b2c32"), 36);
+  CHECK_THROWS_WITH_AS(TorchModel::Grow(*two, SmallConfig(9, "b4c32"), 1),
+                       doctest::Contains("block 2 pools globally"), ConfigError);
+}
+
+TEST_CASE("tengen-grow-model writes the grown model, and refuses bad arguments") {
+  TempDir tmp;
+  const std::string program = std::string(TENGEN_BIN_DIR) + "/tengen-grow-model";
+  const std::string models = tmp / "models";
+  TorchModel::Create(SmallConfig(9, "b3c16"), 3)->Save(tmp / "small");
+  const std::string args = " --from " + (tmp / "small") + " --models-dir " + models + " --seed 4";
+  CHECK(RunCommand(program + args + " --arch b5c16 --name deeper") == 0);
+  auto model = TorchModel::Load(models + "/deeper");
+  CHECK(model->config().Architecture() == "b5c16");
+  CHECK(model->config().name == "deeper");
+  CHECK(model->config().pos_len == 9);
+  CHECK(RunCommand(program + args + " --arch b5c16 --name deeper") == 1);  // never replaced
+  CHECK(RunCommand(program + args + " --arch b5c24 --name wider") == 2);
+  CHECK(RunCommand(program + args + " --arch b5c16 --name a/b") == 2);
+  CHECK(RunCommand(program + " --arch b5c16 --name x --models-dir " + models) == 2);
+  CHECK(ListPublished(models) == std::vector<std::string>{"deeper"});
+}
+
 TEST_CASE("tengen-new-model writes a model that loads, and refuses bad arguments") {
   TempDir tmp;
   const std::string program = std::string(TENGEN_BIN_DIR) + "/tengen-new-model";

@@ -174,6 +174,17 @@ std::unique_ptr<TorchModel> TorchModel::Create(const ModelConfig& config, uint64
   return std::unique_ptr<TorchModel>(new TorchModel(config, std::move(net)));
 }
 
+std::unique_ptr<TorchModel> TorchModel::Grow(const TorchModel& from, const ModelConfig& config,
+                                             uint64_t seed) {
+  if (config.pos_len != from.config().pos_len) {
+    throw ConfigError("growing: pos_len " + std::to_string(config.pos_len) +
+                      " is not the model's " + std::to_string(from.config().pos_len));
+  }
+  std::unique_ptr<TorchModel> grown = Create(config, seed);
+  GrowNetState(*from.net(), grown->net().get());
+  return grown;
+}
+
 ModelConfig TorchModel::ReadConfig(const std::string& dir) {
   return ParseMetadata(ReadMetadata(dir), JoinPath(dir, kModelMetadataFile));
 }

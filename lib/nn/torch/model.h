@@ -54,6 +54,11 @@ class TorchModel {
                                           const std::string& device = "cpu");
   // Reads only the metadata (no weights, no checksum); throws as Load does.
   static ModelConfig ReadConfig(const std::string& dir);
+  // `from` deepened to `config`'s blocks (GrowNetState in nn/torch/net.h: the added blocks
+  // start as the identity, so the outputs are `from`'s); their other weights as Create would
+  // give them with `seed`. ConfigError when the shapes do not allow it.
+  static std::unique_ptr<TorchModel> Grow(const TorchModel& from, const ModelConfig& config,
+                                          uint64_t seed);
 
   ~TorchModel();
   TorchModel(const TorchModel&) = delete;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "nn/features.h"
 #include "util/error.h"
@@ -302,6 +303,44 @@ void CopyNetState(const NetImpl& from, NetImpl* to) {
     TENGEN_CHECK(it != target.end(), "no tensor " + name + " in the target net");
     it->second.copy_(tensor);
   }
+}
+
+void GrowNetState(const NetImpl& from, NetImpl* to) {
+  const NetShape& small = from.shape();
+  const NetShape& big = to->shape();
+  const std::string what = from.config().Architecture() + " to " + to->config().Architecture();
+  if (big.channels != small.channels) {
+    throw ConfigError("growing " + what + ": the channels must stay " +
+                      std::to_string(small.channels) + " (only blocks can be added)");
+  }
+  if (big.blocks < small.blocks) throw ConfigError("growing " + what + ": fewer blocks");
+  for (int i = 0; i < small.blocks; ++i) {
+    if (big.gpool[i] != small.gpool[i]) {
+      throw ConfigError("growing " + what + ": block " + std::to_string(i + 1) +
+                        " pools globally in one and not in the other (nets of fewer than 3 "
+                        "blocks pool in their last block; grow from 3 or more)");
+    }
+  }
+  TENGEN_CHECK(!from.folded() && !to->folded(), "growing a folded net");
+  std::map<std::string, torch::Tensor> source;
+  for (auto& [name, tensor] : from.NamedState()) source.emplace(name, tensor);
+  torch::NoGradGuard no_grad;
+  std::set<std::string> new_block_outputs;
+  for (int i = small.blocks; i < big.blocks; ++i) {
+    new_block_outputs.insert("blocks." + std::to_string(i) + ".conv2.weight");
+  }
+  size_t copied = 0;
+  for (auto& [name, tensor] : to->NamedState()) {
+    const auto it = source.find(name);
+    if (it != source.end()) {
+      TENGEN_CHECK(it->second.sizes() == tensor.sizes(), "tensor " + name + " changed shape");
+      tensor.copy_(it->second);
+      ++copied;
+    } else if (new_block_outputs.count(name)) {
+      tensor.zero_();
+    }
+  }
+  TENGEN_CHECK(copied == source.size(), "growing " + what + " left tensors behind");
 }
 
 }  // namespace tengen::nn

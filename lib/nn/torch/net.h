@@ -169,4 +169,10 @@ torch::Device ParseDevice(const std::string& text);
 // dtype of `to`).
 void CopyNetState(const NetImpl& from, NetImpl* to);
 
+// Net2Net-style deepening: `to` (same channels and pos_len, at least as many blocks, the same
+// blocks pooling globally among the first `from` has) takes every tensor of `from`, and each
+// block beyond them gets a zero last convolution, so that it adds nothing to the residual
+// stream and `to` computes what `from` computes. Throws ConfigError naming what does not fit.
+void GrowNetState(const NetImpl& from, NetImpl* to);
+
 }  // namespace tengen::nn

@@ -1,0 +1,69 @@
+// tengen-grow-model: writes a deeper copy of a model, <models-dir>/<name>/, atomically. The
+// added residual blocks start as the identity, so the new model plays exactly as the old one
+// until training changes them (docs/TRAINING.md, "Growing a net").
+
+#include <boost/filesystem.hpp>
+#include <cstdint>
+#include <iostream>
+#include <string>
+
+#include "nn/model_config.h"
+#include "nn/torch/model.h"
+#include "util/config.h"
+#include "util/error.h"
+#include "util/program.h"
+#include "util/publish.h"
+#include "util/rng.h"
+
+namespace tengen {
+namespace {
+
+ConfigSpec MakeSpec() {
+  ConfigSpec spec("tengen-grow-model",
+                  "Writes <models-dir>/<name>/: the model --from with more residual blocks, "
+                  "which start as the identity (the same outputs at first).");
+  spec.String("from", "", "model directory to grow");
+  spec.String("arch", "", "the new architecture b{blocks}c{channels}: more blocks, same channels");
+  spec.String("models_dir", "", "directory to write the new model in (created if missing)");
+  spec.String("name", "", "the new model's name, also its directory name");
+  spec.Int("seed", 0, 0, kMaxSeed,
+           "seed of the added blocks' other weights (0: a fresh random seed)");
+  return spec;
+}
+
+int Main(int argc, const char* const argv[]) {
+  const ConfigSpec spec = MakeSpec();
+  Config config(spec);
+  if (!ParseCommandLineOrHelp(spec, argc, argv, config, std::cout)) return 0;
+  const std::string from = config.GetString("from");
+  const std::string models_dir = config.GetString("models_dir");
+  const std::string name = config.GetString("name");
+  for (const char* key : {"from", "arch", "models_dir"}) {
+    if (config.GetString(key).empty()) throw ConfigError(std::string(key) + ": required");
+  }
+  if (name.empty() || name.find('/') != std::string::npos || name == "." || name == ".." ||
+      IsTemporaryName(name)) {
+    throw ConfigError("name: '" + name + "' is not a plain name without '/' or '.tmp'");
+  }
+  const std::unique_ptr<nn::TorchModel> source = nn::TorchModel::Load(from);
+  nn::ModelConfig model_config = source->config();
+  nn::ParseArchitecture(config.GetString("arch"), &model_config);
+  model_config.name = name;
+  const uint64_t seed = SeedOrFresh(config.GetInt("seed"));
+  const std::string dir = models_dir + "/" + name;
+  if (boost::filesystem::exists(dir)) throw IoError("model '" + dir + "' already exists");
+  const std::unique_ptr<nn::TorchModel> grown = nn::TorchModel::Grow(*source, model_config, seed);
+  EnsureDirectory(models_dir);
+  grown->Save(dir);
+  std::cerr << "tengen-grow-model: wrote " << dir << " (" << source->config().Architecture()
+            << " grown to " << model_config.Architecture() << ", pos_len " << model_config.pos_len
+            << ")\n";
+  return 0;
+}
+
+}  // namespace
+}  // namespace tengen
+
+int main(int argc, char** argv) {
+  return tengen::RunProgram("tengen-grow-model", [&] { return tengen::Main(argc, argv); });
+}
