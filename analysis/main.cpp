@@ -1,15 +1,18 @@
 // tengen-analysis: KataGo's JSON analysis engine on stdin/stdout (one query per line in, one
 // response per line out), for KaTrain and for scripts that analyse whole game records. The
 // protocol lives in analysis/analysis_engine.h; this file wires the net (one batching server
-// shared by the analysis workers) and the options. docs/ANALYSIS.md says what it supports.
+// shared by the analysis workers) and the options, its own or KataGo's command line
+// (analysis/katago_args.h). docs/ANALYSIS.md says what it supports.
 
 #include <chrono>
 #include <cstdint>
 #include <iostream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "analysis/analysis_engine.h"
+#include "analysis/katago_args.h"
 #include "gtp/search_player.h"
 #include "pipeline/play_net.h"
 #include "util/config.h"
@@ -57,9 +60,21 @@ ConfigSpec MakeSpec() {
 int Main(int argc, const char* const argv[]) {
   const ConfigSpec spec = MakeSpec();
   Config config(spec);
-  if (!ParseCommandLineOrHelp(spec, argc, argv, config, std::cout)) return 0;
   // The protocol owns stdout: everything else goes to stderr.
   Logger logger(LogLevel::kInfo);
+  const std::vector<std::string> given(argv + 1, argv + argc);
+  if (analysis::IsKataGoCommandLine(given)) {
+    // Started as KataGo would be (KaTrain's local engine): its options, translated.
+    const analysis::TranslatedArgs translated = analysis::TranslateKataGoArgs(given);
+    for (const std::string& ignored : translated.ignored) {
+      logger.Info("KataGo setting not used: " + ignored);
+    }
+    std::vector<const char*> args = {argv[0]};
+    for (const std::string& arg : translated.args) args.push_back(arg.c_str());
+    ParseCommandLine(spec, static_cast<int>(args.size()), args.data(), config);
+  } else if (!ParseCommandLineOrHelp(spec, argc, argv, config, std::cout)) {
+    return 0;
+  }
   const std::optional<pipeline::ModelInfo> model = pipeline::ChooseModel(config);
   const int workers = static_cast<int>(config.GetInt("analysis_threads"));
 

@@ -132,6 +132,22 @@ TEST_CASE("tengen-analysis: a model's ownership and lead, from black's view by d
   CHECK(engine.Wait() == 0);
 }
 
+TEST_CASE("tengen-analysis: started with KataGo's command line, as KaTrain starts KataGo") {
+  const std::string config = TENGEN_SOURCE_DIR "/tests/data/katago_analysis.cfg";
+  Subprocess engine({kBinary, "analysis", "-model", kNet, "-config", config, "-override-config",
+                     "homeDataDir=/tmp/nowhere,maxVisits=25"});
+  engine.WriteLine(R"({"id":"k","rules":"tromp-taylor","komi":7.5,"boardXSize":9,)"
+                   R"("boardYSize":9,"moves":[["B","E5"]]})");
+  const Json response = ReadResponse(engine);
+  CHECK(response.at("rootInfo").at("visits") == 25);  // the override over the file's 500
+  CHECK(response.at("rootInfo").at("currentPlayer") == "W");
+  engine.CloseStdin();
+  CHECK(engine.Wait() == 0);
+  const ProcessResult bad = RunProcess({kBinary, "analysis", "-model", kNet, "-gtp-mode", "1"});
+  CHECK(bad.exit_code == 2);
+  CHECK(Contains(bad.output, "-gtp-mode"));
+}
+
 TEST_CASE("tengen-analysis: usage errors exit 2 and name the key") {
   const ProcessResult missing = RunProcess({kBinary, "--model", "/no/such/net"});
   CHECK(missing.exit_code == 2);

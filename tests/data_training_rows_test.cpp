@@ -36,6 +36,7 @@ TrainingRow RandomRow(Rng& rng, int i) {
   for (int k = 0; k < area; ++k) row.ownership.push_back(static_cast<int8_t>(rng.Uniform(3)) - 1);
   row.weight = 1.0f + i;
   row.score_weight = static_cast<float>(i % 2);
+  row.ownership_weight = i == 0 ? 0.0f : 1.0f;
   row.game_id = (int64_t{1} << 40) + i;
   row.turn = 10 * i;
   row.board_size = 5;
@@ -54,6 +55,7 @@ void CheckSame(const TrainingRow& a, const TrainingRow& b) {
   CHECK(a.ownership == b.ownership);
   CHECK(a.weight == b.weight);
   CHECK(a.score_weight == b.score_weight);
+  CHECK(a.ownership_weight == b.ownership_weight);
   CHECK(a.game_id == b.game_id);
   CHECK(a.turn == b.turn);
   CHECK(a.board_size == b.board_size);
@@ -122,6 +124,33 @@ TEST_CASE("training rows: packed rows move between files byte for byte") {
   CHECK_THROWS_AS(WritePackedShard(packed.shape, "x", reversed, dir / "bad.npz"), CheckError);
 }
 
+TEST_CASE("training rows: a shard written before ownership_weight reads it as its score_weight") {
+  testing::TempDir dir;
+  Rng rng(8);
+  ShardWriter writer(Shape(), "old");
+  for (int i = 0; i < 4; ++i) writer.Add(RandomRow(rng, i));
+  const std::string path = dir / "new.npz";
+  writer.WriteAndClear(path);
+  const std::string old_path = dir / "old.npz";
+  {
+    const NpzReader reader(path);
+    NpzWriter old(old_path);
+    for (const std::string& name : reader.names())
+      if (name != "ownership_weight") old.Add(name, reader.ReadArray(name));
+    old.Finish();
+  }
+  const Shard fresh = ReadShard(path);
+  const PackedShard packed = ReadPackedShard(old_path);
+  REQUIRE(packed.rows.size() == 4);
+  for (size_t i = 0; i < packed.rows.size(); ++i) {
+    const TrainingRow row = UnpackRow(packed.shape, packed.rows[i]);
+    CHECK(fresh.rows[i].ownership_weight == (i == 0 ? 0.0f : 1.0f));
+    CHECK(row.ownership_weight == static_cast<float>(i % 2));  // the score_weight written
+    CHECK(row.score_weight == fresh.rows[i].score_weight);
+    CHECK(row.turn == fresh.rows[i].turn);
+  }
+}
+
 TEST_CASE("training rows: a shard written before score_weight existed reads it as 1") {
   testing::TempDir dir;
   Rng rng(7);
@@ -135,16 +164,19 @@ TEST_CASE("training rows: a shard written before score_weight existed reads it a
     const NpzReader reader(path);
     NpzWriter old(old_path);
     for (const std::string& name : reader.names())
-      if (name != "score_weight") old.Add(name, reader.ReadArray(name));
+      if (name != "score_weight" && name != "ownership_weight") {
+        old.Add(name, reader.ReadArray(name));
+      }
     old.Finish();
   }
-  REQUIRE_FALSE(NpzReader(old_path).Has("score_weight"));
+  REQUIRE_FALSE(NpzReader(old_path).Has("score_weight"));  // nor ownership_weight
   const Shard fresh = ReadShard(path);
   const Shard shard = ReadShard(old_path);
   REQUIRE(shard.rows.size() == 3);
   for (size_t i = 0; i < shard.rows.size(); ++i) {
     CHECK(fresh.rows[i].score_weight == static_cast<float>(i % 2));
     CHECK(shard.rows[i].score_weight == 1.0f);
+    CHECK(shard.rows[i].ownership_weight == 1.0f);
     CHECK(shard.rows[i].policy == fresh.rows[i].policy);
     CHECK(shard.rows[i].game_id == fresh.rows[i].game_id);
   }
@@ -181,12 +213,13 @@ print('model', bytes(d['model_name']).decode())
     for (float v : row.spatial) spatial_sum += v;
   const int plane_2_1_3_4 = static_cast<int>(rows[2].spatial[1 * 25 + 3 * 5 + 4]);
   const std::string expected_lines[] = {
-      "board_size |i1 4 20.0", "feature_version <i4 1 7.0", "game_id <i8 4 4398046511110.0",
-      "global <f4 4x2 -2.5",   "komi <f4 4 26.0",
+      "board_size |i1 4 20.0",      "feature_version <i4 1 7.0", "game_id <i8 4 4398046511110.0",
+      "global <f4 4x2 -2.5",        "komi <f4 4 26.0",
       "model_name |u1 6 ",  // the sum of the bytes follows
-      "ownership |i1 4x25 ",   "policy <f4 4x26 4.0",       "rules |i1 4x2 2.0",
-      "score <f4 4 -8.0",      "spatial_packed |u1 4x3x4 ", "turn <i4 4 60.0",
-      "value <f4 4x3 4.0",     "weight <f4 4 10.0",         "score_weight <f4 4 2.0",
+      "ownership |i1 4x25 ",        "policy <f4 4x26 4.0",       "rules |i1 4x2 2.0",
+      "score <f4 4 -8.0",           "spatial_packed |u1 4x3x4 ", "turn <i4 4 60.0",
+      "value <f4 4x3 4.0",          "weight <f4 4 10.0",         "score_weight <f4 4 2.0",
+      "ownership_weight <f4 4 3.0",
   };
   for (const std::string& line : expected_lines)
     CHECK_MESSAGE(result.output.find(line) != std::string::npos, line << "\n" << result.output);

@@ -139,6 +139,23 @@ def main():
     print(f"error for japanese rules: {errors[0]['error']}")
 
     engine.shutdown(finish=True)
+
+    # KaTrain's local engine settings: tengen-analysis as "the KataGo executable", started with
+    # KataGo's command line (analysis -model M -config KaTrain's own config -override-config).
+    local = KataGoEngine(host, {**config, "backend": "local", "katago": binary, "model": model,
+                                "config": "katrain/KataGo/analysis_config.cfg"})
+    if not isinstance(local.command, list) or local.command[1] != "analysis":
+        fail(f"KaTrain's local command {local.command}")
+    first_moves = main_line(KaTrainSGF.parse_file(sgf))
+    first_moves[0].root.set_property("RU", "tromp-taylor")
+    for node in first_moves[:6]:
+        node.analyze(local, visits=VISITS)
+    wait_for(lambda: all(n.analysis_complete for n in first_moves[:6]), "the local engine")
+    for node in first_moves[:6]:
+        check_node(node, size, BaseGame(host, move_tree=first_moves[0].root))
+    local.shutdown(finish=True)
+    print(f"local engine: {' '.join(local.command[:2])} ..., 6 positions analysed")
+
     if host.errors or host.popups:
         fail(f"KaTrain logged errors {host.errors} or popups {host.popups}")
     print("OK")

@@ -101,7 +101,7 @@ TEST_CASE("trainer: the loss falls on a fixed small dataset") {
   CHECK(before.rows == 64);
 }
 
-TEST_CASE("trainer: rows with score_weight 0 add nothing to the score and ownership losses") {
+TEST_CASE("trainer: rows with a score or ownership weight of 0 add nothing to that loss") {
   nn::TrainBatch batch = SpreadRows(32);
   auto model = nn::TorchModel::Create(TinyConfig(), 5);
   nn::NetTrainer trainer(*model, nn::TrainerOptions(), nullptr);
@@ -109,11 +109,18 @@ TEST_CASE("trainer: rows with score_weight 0 add nothing to the score and owners
   for (int i = 0; i < 16; ++i) batch.score_weight[static_cast<size_t>(i)] = 0;
   const nn::LossSums half = trainer.Evaluate(batch);
   for (int i = 16; i < 32; ++i) batch.score_weight[static_cast<size_t>(i)] = 0;
-  const nn::LossSums none = trainer.Evaluate(batch);
+  const nn::LossSums no_score = trainer.Evaluate(batch);
   CHECK(all.score > 0);
   CHECK(all.ownership > 0);
   CHECK(half.score < all.score);
-  CHECK(half.ownership < all.ownership);
+  CHECK(no_score.score == 0);
+  CHECK(no_score.ownership == doctest::Approx(all.ownership));  // its own weight
+  for (int i = 0; i < 32; ++i) batch.ownership_weight[static_cast<size_t>(i)] = i < 8 ? 1 : 0;
+  const nn::LossSums quarter = trainer.Evaluate(batch);
+  CHECK(quarter.ownership > 0);
+  CHECK(quarter.ownership < all.ownership);
+  for (int i = 0; i < 8; ++i) batch.ownership_weight[static_cast<size_t>(i)] = 0;
+  const nn::LossSums none = trainer.Evaluate(batch);
   CHECK(none.score == 0);
   CHECK(none.ownership == 0);
   // Policy and value keep every row.

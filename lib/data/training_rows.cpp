@@ -30,8 +30,10 @@ std::vector<int64_t> ExpectShape(const NpzReader& reader, const std::string& nam
   return header.shape;
 }
 
-// Added to the format later than the others: older shards lack it, and read as all 1.
+// Added to the format later than the others: older shards lack them, and read score_weight
+// as all 1 and ownership_weight as their score_weight (one weight served both targets).
 constexpr const char* kScoreWeight = "score_weight";
+constexpr const char* kOwnershipWeight = "ownership_weight";
 
 NpyArray AllOnes(int64_t rows) {
   return NpyArray::Of(std::vector<float>(static_cast<size_t>(rows), 1.0f), {rows});
@@ -60,6 +62,7 @@ std::vector<RowArray> RowArrays(const RowShape& s) {
           {"ownership", "|i1", {area}, static_cast<size_t>(area)},
           {"weight", "<f4", {}, f4(1)},
           {"score_weight", "<f4", {}, f4(1)},
+          {"ownership_weight", "<f4", {}, f4(1)},
           {"game_id", "<i8", {}, 8},
           {"turn", "<i4", {}, 4},
           {"board_size", "|i1", {}, 1},
@@ -161,6 +164,7 @@ PackedRow PackRow(const RowShape& shape, const TrainingRow& row) {
   Put(out, row.ownership.data(), row.ownership.size());
   Put(out, &row.weight, 1);
   Put(out, &row.score_weight, 1);
+  Put(out, &row.ownership_weight, 1);
   Put(out, &row.game_id, 1);
   Put(out, &row.turn, 1);
   Put(out, &row.board_size, 1);
@@ -192,6 +196,7 @@ TrainingRow UnpackRow(const RowShape& shape, const PackedRow& in) {
   at = Get(at, row.ownership.data(), row.ownership.size());
   at = Get(at, &row.weight, 1);
   at = Get(at, &row.score_weight, 1);
+  at = Get(at, &row.ownership_weight, 1);
   at = Get(at, &row.game_id, 1);
   at = Get(at, &row.turn, 1);
   at = Get(at, &row.board_size, 1);
@@ -214,6 +219,10 @@ PackedShard ReadPackedShard(const std::string& path) {
     std::vector<int64_t> expected = {n};
     if (std::strcmp(a.name, kScoreWeight) == 0 && !reader.Has(kScoreWeight)) {
       data.push_back(AllOnes(n));  // written before the array existed
+      continue;
+    }
+    if (std::strcmp(a.name, kOwnershipWeight) == 0 && !reader.Has(kOwnershipWeight)) {
+      data.push_back(data.back());  // score_weight's, read just before it
       continue;
     }
     NpyArray array = reader.ReadArray(a.name);

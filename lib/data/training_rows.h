@@ -17,10 +17,14 @@
 //   ownership       int8    [N][L*L]             final area owner: +1 side to move, -1
 //                                                opponent, 0 dame or off the board
 //   weight          float32 [N]                  row weight for every loss term
-//   score_weight    float32 [N]                  extra weight of the score and ownership
-//                                                targets: 0 when the game's final board is
-//                                                unknown (resignation), else 1; a shard
-//                                                without it (older tengen) reads as all 1
+//   score_weight    float32 [N]                  extra weight of the score target: 0 when
+//                                                the final score is unknown (resignation),
+//                                                else 1; a shard without it (older tengen)
+//                                                reads as all 1
+//   ownership_weight float32 [N]                 extra weight of the ownership target: 0 when
+//                                                the final owners are unknown (resignation,
+//                                                a game record), else 1; a shard without it
+//                                                (older tengen) reads as its score_weight
 //   game_id         int64   [N]                  random 63-bit id of the game (shared by its
 //                                                rows and written into its SGF as GN)
 //   turn            int32   [N]                  moves played before this position
@@ -54,7 +58,8 @@ struct TrainingRow {
   float score = 0;
   std::vector<int8_t> ownership;  // [L*L]
   float weight = 1;
-  float score_weight = 1;  // score and ownership targets (0: unknown final board)
+  float score_weight = 1;      // score target (0: unknown final score)
+  float ownership_weight = 1;  // ownership target (0: unknown final owners)
   int64_t game_id = 0;
   int32_t turn = 0;
   int8_t board_size = 0;
@@ -64,11 +69,11 @@ struct TrainingRow {
 };
 
 // A row as the raw bytes of its per-row arrays back to back, in the order of the table above
-// (spatial_packed, global, policy, value, score, ownership, weight, score_weight, game_id,
-// turn, board_size, komi, rules): ShardWriter keeps rows packed until it writes them, and the
-// shuffler moves them between files without decoding (about 6x less memory than a TrainingRow
-// at pos_len 9, and no bit unpacking). One table in training_rows.cpp (RowArrays) defines the
-// layout for the writer, both readers and PackRow/UnpackRow.
+// (spatial_packed, global, policy, value, score, ownership, weight, score_weight,
+// ownership_weight, game_id, turn, board_size, komi, rules): ShardWriter keeps rows packed until it
+// writes them, and the shuffler moves them between files without decoding (about 6x less memory
+// than a TrainingRow at pos_len 9, and no bit unpacking). One table in training_rows.cpp
+// (RowArrays) defines the layout for the writer, both readers and PackRow/UnpackRow.
 using PackedRow = std::string;
 
 // Accumulates rows of one model and writes them as one shard, atomically.

@@ -28,6 +28,7 @@ void TrainBatch::Reset(int rows, int pos_len_, int num_spatial_, int num_global_
   ownership.assign(n * area, 0.0f);
   weight.assign(n, 0.0f);
   score_weight.assign(n, 0.0f);
+  ownership_weight.assign(n, 0.0f);
 }
 
 TrainBatch TrainBatch::Slice(int begin, int end) const {
@@ -46,6 +47,7 @@ TrainBatch TrainBatch::Slice(int begin, int end) const {
   out.ownership = SliceRows(ownership, area, begin, end);
   out.weight = SliceRows(weight, 1, begin, end);
   out.score_weight = SliceRows(score_weight, 1, begin, end);
+  out.ownership_weight = SliceRows(ownership_weight, 1, begin, end);
   return out;
 }
 

@@ -12,14 +12,15 @@ struct TrainBatch {
   int pos_len = 0;
   int num_spatial = 0;
   int num_global = 0;
-  std::vector<float> spatial;    // [N][C][L][L] input planes, plane 0 the on-board mask
-  std::vector<float> global;     // [N][G]
-  std::vector<float> policy;     // [N][L*L+1] visit distribution, pass last
-  std::vector<float> value;      // [N][3] win, loss, draw of the side to move
-  std::vector<float> score;      // [N] final score from the side to move
-  std::vector<float> ownership;  // [N][L*L] +1 side to move, -1 opponent, 0 dame / off board
-  std::vector<float> weight;     // [N] row weight
-  std::vector<float> score_weight;  // [N] extra weight of the score and ownership targets
+  std::vector<float> spatial;           // [N][C][L][L] input planes, plane 0 the on-board mask
+  std::vector<float> global;            // [N][G]
+  std::vector<float> policy;            // [N][L*L+1] visit distribution, pass last
+  std::vector<float> value;             // [N][3] win, loss, draw of the side to move
+  std::vector<float> score;             // [N] final score from the side to move
+  std::vector<float> ownership;         // [N][L*L] +1 side to move, -1 opponent, 0 dame / off board
+  std::vector<float> weight;            // [N] row weight
+  std::vector<float> score_weight;      // [N] extra weight of the score target
+  std::vector<float> ownership_weight;  // [N] extra weight of the ownership target
 
   // Empty arrays sized for `rows` rows of this shape.
   void Reset(int rows, int pos_len_, int num_spatial_, int num_global_);

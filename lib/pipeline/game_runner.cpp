@@ -54,7 +54,7 @@ data::TrainingRow StartRow(const GameParams& params, const go::GameState& state,
 }
 
 // Value, score and ownership targets of a row whose side to move was `mover`. A resigned game
-// has a winner but no final board: score and ownership are 0 with score_weight 0.
+// has a winner but no final board: score and ownership are 0, weighted 0.
 void FinishRow(const go::Board& final_board, const std::array<go::Color, go::kMaxArraySize>& owner,
                go::Color winner, double black_score, go::Color mover, int pos_len, bool resigned,
                data::TrainingRow* row) {
@@ -66,6 +66,7 @@ void FinishRow(const go::Board& final_board, const std::array<go::Color, go::kMa
   if (resigned) {
     row->score = 0;
     row->score_weight = 0;
+    row->ownership_weight = 0;
     return;
   }
   row->score = static_cast<float>(mover == go::Color::kBlack ? black_score : -black_score);

@@ -7,7 +7,8 @@
 // a finished game (write rows, count a win) is the caller's.
 //
 // A resigned game keeps its rows with their policy and value targets; its final board is
-// unknown, so its rows' score and ownership targets are zeroed and weighted 0 (score_weight).
+// unknown, so its rows' score and ownership targets are zeroed and weighted 0 (score_weight,
+// ownership_weight).
 // Resignation is off by default (as in KataGo selfplay). Game ids are drawn from entropy, not from
 // the seed, so that a master seed reused across restarts does not repeat them; the seed still fixes
 // the moves.

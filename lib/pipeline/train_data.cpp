@@ -300,6 +300,7 @@ nn::TrainBatch MakeBatch(const data::Shard& shard, size_t begin, size_t end, int
     for (int p = 0; p < area; ++p) ownership[map[static_cast<size_t>(p)]] = row.ownership[p];
     b.weight[i] = row.weight;
     b.score_weight[i] = row.score_weight;
+    b.ownership_weight[i] = row.ownership_weight;
   }
   return b;
 }

@@ -43,7 +43,8 @@ struct LossTensors {
 };
 
 struct BatchTensors {
-  torch::Tensor spatial, global, policy, value, score, ownership, weight, score_weight;
+  torch::Tensor spatial, global, policy, value, score, ownership, weight, score_weight,
+      ownership_weight;
 };
 
 torch::Tensor FromVector(const std::vector<float>& v, std::vector<int64_t> sizes,
@@ -59,7 +60,8 @@ BatchTensors ToTensors(const TrainBatch& b, const torch::Device& device, bool ch
                    b.policy.size() == static_cast<size_t>(n * (l * l + 1)) &&
                    b.ownership.size() == static_cast<size_t>(n * l * l) &&
                    b.weight.size() == static_cast<size_t>(n) &&
-                   b.score_weight.size() == static_cast<size_t>(n),
+                   b.score_weight.size() == static_cast<size_t>(n) &&
+                   b.ownership_weight.size() == static_cast<size_t>(n),
                "train batch arrays do not match its shape");
   BatchTensors t;
   t.spatial = FromVector(b.spatial, {n, b.num_spatial, l, l}, device);
@@ -71,6 +73,7 @@ BatchTensors ToTensors(const TrainBatch& b, const torch::Device& device, bool ch
   t.ownership = FromVector(b.ownership, {n, l * l}, device);
   t.weight = FromVector(b.weight, {n}, device);
   t.score_weight = FromVector(b.score_weight, {n}, device);
+  t.ownership_weight = FromVector(b.ownership_weight, {n}, device);
   return t;
 }
 
@@ -97,9 +100,8 @@ LossTensors ComputeLosses(const NetOutput& out, const BatchTensors& t) {
       (bce * mask).sum(1) / mask.sum(1).clamp_min(1.0) * kOwnershipLossScale;
   loss.policy = (policy_rows * t.weight).sum();
   loss.value = (value_rows * t.weight).sum();
-  const auto outcome_weight = t.weight * t.score_weight;
-  loss.score = (score_rows * outcome_weight).sum();
-  loss.ownership = (ownership_rows * outcome_weight).sum();
+  loss.score = (score_rows * t.weight * t.score_weight).sum();
+  loss.ownership = (ownership_rows * t.weight * t.ownership_weight).sum();
   loss.total = loss.policy + loss.value + loss.score + loss.ownership;
   loss.weight = t.weight.sum();
   return loss;

@@ -4,8 +4,9 @@
 // disk. No torch types here (pimpl); pipeline/torch/trainer_loop.h drives it.
 //
 // Losses (per row, multiplied by the row weight and SUMMED over the batch, as KataGo does, so
-// that the learning rate is per sample and micro-batches and ranks add up exactly; score and
-// ownership also by the row's score_weight, 0 for a resigned game):
+// that the learning rate is per sample and micro-batches and ranks add up exactly; score by the
+// row's score_weight and ownership by its ownership_weight, 0 where the target is unknown: a
+// resigned game, the owners of a game record):
 //   policy     cross-entropy of the policy target (normalised) against softmax(policy logits)
 //   value      1.5 x cross-entropy of (win, loss, draw) against softmax(value logits)
 //   score      0.02 x Huber(predicted - final score, delta 12) / 12
