@@ -2,6 +2,7 @@
 // arrays as numpy sees them (names, dtypes, shapes, bit order of the packed planes).
 #include <doctest/doctest.h>
 
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -44,6 +45,19 @@ TrainingRow RandomRow(Rng& rng, int i) {
   row.ko_positional = static_cast<int8_t>(i % 2);
   row.suicide = 0;
   return row;
+}
+
+// A copy of the shard at `path` without the arrays `left_out` (as older tengen wrote shards),
+// at `copy`; returns `copy`.
+std::string WithoutArrays(const std::string& path, const std::set<std::string>& left_out,
+                          const std::string& copy) {
+  const NpzReader reader(path);
+  NpzWriter old(copy);
+  for (const std::string& name : reader.names()) {
+    if (!left_out.count(name)) old.Add(name, reader.ReadArray(name));
+  }
+  old.Finish();
+  return copy;
 }
 
 void CheckSame(const TrainingRow& a, const TrainingRow& b) {
@@ -131,14 +145,7 @@ TEST_CASE("training rows: a shard written before ownership_weight reads it as it
   for (int i = 0; i < 4; ++i) writer.Add(RandomRow(rng, i));
   const std::string path = dir / "new.npz";
   writer.WriteAndClear(path);
-  const std::string old_path = dir / "old.npz";
-  {
-    const NpzReader reader(path);
-    NpzWriter old(old_path);
-    for (const std::string& name : reader.names())
-      if (name != "ownership_weight") old.Add(name, reader.ReadArray(name));
-    old.Finish();
-  }
+  const std::string old_path = WithoutArrays(path, {"ownership_weight"}, dir / "old.npz");
   const Shard fresh = ReadShard(path);
   const PackedShard packed = ReadPackedShard(old_path);
   REQUIRE(packed.rows.size() == 4);
@@ -158,17 +165,9 @@ TEST_CASE("training rows: a shard written before score_weight existed reads it a
   for (int i = 0; i < 3; ++i) writer.Add(RandomRow(rng, i));
   const std::string path = dir / "new.npz";
   writer.WriteAndClear(path);
-  // The same arrays but score_weight, as older tengen wrote them.
-  const std::string old_path = dir / "old.npz";
-  {
-    const NpzReader reader(path);
-    NpzWriter old(old_path);
-    for (const std::string& name : reader.names())
-      if (name != "score_weight" && name != "ownership_weight") {
-        old.Add(name, reader.ReadArray(name));
-      }
-    old.Finish();
-  }
+  // The same arrays but the weights, as older tengen wrote them.
+  const std::string old_path =
+      WithoutArrays(path, {"score_weight", "ownership_weight"}, dir / "old.npz");
   REQUIRE_FALSE(NpzReader(old_path).Has("score_weight"));  // nor ownership_weight
   const Shard fresh = ReadShard(path);
   const Shard shard = ReadShard(old_path);

@@ -11,8 +11,7 @@ bin=$2
 work=$(mktemp -d)
 trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
 base=$work/base
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$src/tests/loop_lib.sh"
 
 TENGEN_BIN=$bin bash "$src/scripts/synchronous_loop.sh" "$base" big b1c16 b1c16 0 \
   --cycles 1 --games-per-cycle 2 --ladder-games 0 \

@@ -11,18 +11,11 @@ bin=$2
 work=$(mktemp -d)
 trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
 base=$work/base
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$src/tests/loop_lib.sh"
 
 "$bin/tengen-new-model" --models-dir "$work/start" --arch b1c16 --name start-b1c16 --pos-len 7 \
   --seed 3 > /dev/null
-tiny=(--set-selfplay board_sizes=7:1 --set-selfplay pos_len=7 --set-selfplay full_visits=12
-  --set-selfplay cheap_visits=6 --set-selfplay full_probability=0.5
-  --set-selfplay num_game_threads=6 --set-selfplay devices=cpu --set-selfplay log_level=warning
-  --set-shuffler min_rows=40 --set-shuffler log_level=warning
-  --set-trainer pos_len=7 --set-trainer batch_size=16 --set-trainer samples_per_epoch=64
-  --set-trainer max_train_bucket_per_new_data=4 --set-trainer precision=fp32
-  --set-exporter log_level=warning)
+tiny_loop_sets selfplay shuffler trainer
 
 if TENGEN_BIN=$bin bash "$src/scripts/synchronous_loop.sh" "$base" init tiny b1c16 0 \
   --init-from "$work/nothing" --cycles 1 > "$work/refused.log" 2>&1; then
@@ -32,7 +25,7 @@ grep -q "not a model directory" "$work/refused.log" || { cat "$work/refused.log"
 
 TENGEN_BIN=$bin bash "$src/scripts/synchronous_loop.sh" "$base" init tiny b1c16 0 \
   --init-from "$work/start/start-b1c16" --cycles 1 --games-per-cycle 6 --ladder-games 0 \
-  "${tiny[@]}" > "$work/loop.log" 2>&1 || { code=$?; cat "$work/loop.log"; fail "loop exited $code"; }
+  "${loop_sets[@]}" > "$work/loop.log" 2>&1 || { code=$?; cat "$work/loop.log"; fail "loop exited $code"; }
 
 [[ -f $base/models/start-b1c16-init/weights.pt ]] || fail "the starting model is not in models/"
 [[ -n $(find "$base/selfplay/start-b1c16-init/tdata" -name '*.npz') ]] ||
@@ -40,6 +33,6 @@ TENGEN_BIN=$bin bash "$src/scripts/synchronous_loop.sh" "$base" init tiny b1c16 
 [[ ! -d $base/selfplay/random ]] || fail "selfplay played the random net"
 grep -rq "starting from the weights of model $work/start/start-b1c16" "$base/logs/trainer" ||
   fail "the trainer did not start from the model's weights"
-newest=$(ls "$base/models" | grep -v '\.tmp' | grep '^init-tiny-s' || true)
+newest=$(ls "$base/models" | grep -v '\.tmp' | grep '^e2e-tiny-s' || true)
 [[ -n $newest ]] || fail "no trained model after the cycle: $(ls "$base/models")"
 echo "ok: started from start-b1c16, trained $newest"

@@ -33,23 +33,12 @@ T DrawWeighted(const std::vector<std::pair<T, double>>& choices, Rng& rng) {
 // A row's inputs and policy target; the outcome is filled in when the game ends.
 data::TrainingRow StartRow(const GameParams& params, const go::GameState& state,
                            const search::SearchResult& result, int64_t game_id) {
-  const int pos_len = params.pos_len;
+  data::TrainingRow row = PositionRow(state, params.pos_len, game_id);
   const int size = state.size();
-  data::TrainingRow row;
-  row.spatial.resize(static_cast<size_t>(nn::kNumSpatialFeatures) * pos_len * pos_len);
-  row.global.resize(nn::kNumGlobalFeatures);
-  nn::FillFeatures(state, pos_len, /*symmetry=*/0, row.spatial.data(), row.global.data());
-  row.policy.assign(static_cast<size_t>(pos_len) * pos_len + 1, 0.0f);
   for (int index = 0; index <= size * size; ++index) {
     const go::Loc loc = search::IndexToLoc(index, size);
-    row.policy[nn::PolicyIndex(loc, size, pos_len)] = result.policy_target[index];
+    row.policy[nn::PolicyIndex(loc, size, params.pos_len)] = result.policy_target[index];
   }
-  row.game_id = game_id;
-  row.turn = static_cast<int32_t>(state.moves().size());
-  row.board_size = static_cast<int8_t>(size);
-  row.komi = static_cast<float>(state.rules().komi);
-  row.ko_positional = state.rules().ko == go::KoRule::kPositional ? 1 : 0;
-  row.suicide = state.rules().suicide ? 1 : 0;
   return row;
 }
 
@@ -79,6 +68,21 @@ void FinishRow(const go::Board& final_board, const std::array<go::Color, go::kMa
 }
 
 }  // namespace
+
+data::TrainingRow PositionRow(const go::GameState& state, int pos_len, int64_t game_id) {
+  data::TrainingRow row;
+  row.spatial.resize(static_cast<size_t>(nn::kNumSpatialFeatures) * pos_len * pos_len);
+  row.global.resize(nn::kNumGlobalFeatures);
+  nn::FillFeatures(state, pos_len, /*symmetry=*/0, row.spatial.data(), row.global.data());
+  row.policy.assign(static_cast<size_t>(pos_len) * pos_len + 1, 0.0f);
+  row.game_id = game_id;
+  row.turn = static_cast<int32_t>(state.moves().size());
+  row.board_size = static_cast<int8_t>(state.size());
+  row.komi = static_cast<float>(state.rules().komi);
+  row.ko_positional = state.rules().ko == go::KoRule::kPositional ? 1 : 0;
+  row.suicide = state.rules().suicide ? 1 : 0;
+  return row;
+}
 
 double FairKomi(const GameParams& params, const go::GameState& empty,
                 search::LeafEvaluator& evaluator, Rng& rng) {

@@ -114,4 +114,10 @@ double FairKomi(const GameParams& params, const go::GameState& empty,
 // The temperature for `turn` on a board of `size` (see GameParams).
 double MoveTemperature(const GameParams& params, int turn, int size);
 
+// The training row of `state` for a net of this pos_len: its inputs and the game's fields
+// (game_id, turn, board size, komi, rules); the targets are left for the caller, the policy
+// target sized and all 0. Selfplay's rows and those of game records (pipeline/record_rows.h)
+// start here.
+data::TrainingRow PositionRow(const go::GameState& state, int pos_len, int64_t game_id);
+
 }  // namespace tengen::pipeline

@@ -10,6 +10,7 @@
 #include "go/sgf_game.h"
 #include "nn/features.h"
 #include "pipeline/base_dir.h"
+#include "pipeline/game_runner.h"
 #include "util/error.h"
 #include "util/publish.h"
 #include "util/text.h"
@@ -17,25 +18,13 @@
 namespace tengen::pipeline {
 namespace {
 
-// The row of `state` (its side to move about to play `move`): inputs, policy target and the
-// game's fields; the outcome is SetOutcome's.
-data::TrainingRow PositionRow(const go::GameState& state, go::Loc move, int pos_len,
-                              int64_t game_id) {
-  const int size = state.size();
-  data::TrainingRow row;
-  row.spatial.resize(static_cast<size_t>(nn::kNumSpatialFeatures) * pos_len * pos_len);
-  row.global.resize(nn::kNumGlobalFeatures);
-  nn::FillFeatures(state, pos_len, /*symmetry=*/0, row.spatial.data(), row.global.data());
-  row.policy.assign(static_cast<size_t>(pos_len) * pos_len + 1, 0.0f);
-  row.policy[nn::PolicyIndex(move, size, pos_len)] = 1.0f;
+// The row of `state` (its side to move about to play `move`): the position, the move played as
+// the policy target, no ownership target; the outcome is SetOutcome's.
+data::TrainingRow MoveRow(const go::GameState& state, go::Loc move, int pos_len, int64_t game_id) {
+  data::TrainingRow row = PositionRow(state, pos_len, game_id);
+  row.policy[nn::PolicyIndex(move, state.size(), pos_len)] = 1.0f;
   row.ownership.assign(static_cast<size_t>(pos_len) * pos_len, 0);
   row.ownership_weight = 0;
-  row.game_id = game_id;
-  row.turn = static_cast<int32_t>(state.moves().size());
-  row.board_size = static_cast<int8_t>(size);
-  row.komi = static_cast<float>(state.rules().komi);
-  row.ko_positional = state.rules().ko == go::KoRule::kPositional ? 1 : 0;
-  row.suicide = state.rules().suicide ? 1 : 0;
   return row;
 }
 
@@ -169,7 +158,7 @@ RecordRows RowsFromRecord(const go::SgfRecord& record, int pos_len, int64_t game
                                          go::LocToGtp(move.loc, record.size),
                                          ") is illegal: ", go::IllegalName(reason)));
     }
-    out.rows.push_back(PositionRow(state, move.loc, pos_len, game_id));
+    out.rows.push_back(MoveRow(state, move.loc, pos_len, game_id));
     SetOutcome(*result, move.color, &out.rows.back());
     state.Play(move);
   }
