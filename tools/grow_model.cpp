@@ -41,8 +41,7 @@ int Main(int argc, const char* const argv[]) {
   for (const char* key : {"from", "arch", "models_dir"}) {
     if (config.GetString(key).empty()) throw ConfigError(std::string(key) + ": required");
   }
-  if (name.empty() || name.find('/') != std::string::npos || name == "." || name == ".." ||
-      IsTemporaryName(name)) {
+  if (!IsPlainName(name)) {
     throw ConfigError("name: '" + name + "' is not a plain name without '/' or '.tmp'");
   }
   const std::unique_ptr<nn::TorchModel> source = nn::TorchModel::Load(from);

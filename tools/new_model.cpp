@@ -37,8 +37,7 @@ int Main(int argc, const char* const argv[]) {
   const std::string models_dir = config.GetString("models_dir");
   const std::string name = config.GetString("name");
   if (models_dir.empty()) throw ConfigError("--models-dir is required");
-  if (name.empty() || name.find('/') != std::string::npos || name == "." || name == ".." ||
-      IsTemporaryName(name)) {
+  if (!IsPlainName(name)) {
     throw ConfigError("bad --name '" + name + "': need a plain name without '/' or '.tmp'");
   }
   nn::ModelConfig model_config;

@@ -63,6 +63,11 @@ bool PathExists(const std::string& path) {
 
 bool IsTemporaryName(const std::string& name) { return name.find(".tmp") != std::string::npos; }
 
+bool IsPlainName(const std::string& name) {
+  return !name.empty() && name.find('/') == std::string::npos && name != "." && name != ".." &&
+         !IsTemporaryName(name);
+}
+
 std::string UniqueSuffix() {
   char host[256] = {0};
   if (gethostname(host, sizeof(host) - 1) != 0) std::snprintf(host, sizeof(host), "unknown");

@@ -15,6 +15,9 @@ namespace tengen {
 
 // True for names that a writer is still working on (they contain ".tmp").
 bool IsTemporaryName(const std::string& name);
+// True for a name a published entry may have: one path component (not empty, no '/', not "."
+// or ".."), not temporary.
+bool IsPlainName(const std::string& name);
 // "<host>-<pid>-<16 hex digits>": unique across machines and processes.
 std::string UniqueSuffix();
 // "<final name>.tmp.<UniqueSuffix()>" in the same directory as final_path.
