@@ -47,7 +47,7 @@ TEST_CASE("analysis query: moves, setup stones and the turns to analyse") {
   CHECK(q.turns[2].turn == 1);
   for (const Turn& turn : q.turns) CHECK(turn.priority == 4);
   // Turn 0: the two setup stones, white to move (the first move's colour), komi 6.5.
-  const go::GameState& start = q.turns[0].state;
+  const go::GameState start = PositionAt(q, q.turns[0].turn);
   CHECK(start.size() == 9);
   CHECK(start.rules().komi == 6.5);
   CHECK(start.to_move() == go::Color::kWhite);
@@ -56,11 +56,11 @@ TEST_CASE("analysis query: moves, setup stones and the turns to analyse") {
   REQUIRE(go::ParseGtpVertex("C3", 9, &c3));
   CHECK(start.board().At(c3) == go::Color::kBlack);
   // Turn 3: after the pass, black to move, the moves replayed.
-  const go::GameState& end = q.turns[1].state;
+  const go::GameState end = PositionAt(q, q.turns[1].turn);
   CHECK(end.moves().size() == 3);
   CHECK(end.to_move() == go::Color::kBlack);
   CHECK(end.consecutive_passes() == 1);
-  CHECK(q.turns[2].state.moves().size() == 1);
+  CHECK(PositionAt(q, q.turns[2].turn).moves().size() == 1);
 }
 
 TEST_CASE("analysis query: defaults, initialPlayer, priorities and overrideSettings") {
@@ -71,7 +71,8 @@ TEST_CASE("analysis query: defaults, initialPlayer, priorities and overrideSetti
   REQUIRE(parsed.analysis);
   CHECK(parsed.analysis->max_visits == 12);
   REQUIRE(parsed.analysis->turns.size() == 1);  // the last turn by default
-  CHECK(parsed.analysis->turns[0].state.to_move() == go::Color::kWhite);
+  CHECK(PositionAt(*parsed.analysis, parsed.analysis->turns[0].turn).to_move() ==
+        go::Color::kWhite);
 
   parsed = ParseQuery(
       Query(

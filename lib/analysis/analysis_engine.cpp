@@ -168,7 +168,8 @@ void AnalysisEngine::Analyse(const Task& task, search::LeafEvaluator& evaluator,
   };
   std::optional<HookScope> scope(std::in_place, hooks_);
   search::Search search(query.search, evaluator, rng);
-  search.SetPosition(gtp::SearchState(turn.state, turn.state.to_move()));
+  const go::GameState position = PositionAt(query, turn.turn);
+  search.SetPosition(gtp::SearchState(position, position.to_move()));
   const Clock::time_point start = Clock::now();
   const bool timed = query.max_time > 0;
   const Clock::time_point deadline = start + Seconds(query.max_time);

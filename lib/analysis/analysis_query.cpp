@@ -31,6 +31,8 @@ class FieldReader {
     if (!value.is_boolean()) Fail(field, "expected true or false, got " + value.dump());
     return value.get<bool>();
   }
+  // An optional true/false field: false when absent.
+  bool Flag(const std::string& field) const { return Has(field) && Bool(At(field), field); }
   double Number(const Json& value, const std::string& field, double low, double high) const {
     if (!value.is_number()) Fail(field, "expected a number, got " + value.dump());
     const double x = value.get<double>();
@@ -76,7 +78,6 @@ std::vector<go::Move> ParseMoves(const FieldReader& in, const std::string& field
   if (!list.is_array()) in.Fail(field, "expected a list of [player, location] pairs");
   for (size_t i = 0; i < list.size(); ++i) {
     const Json& pair = list[i];
-    const std::string where = StrCat(field, "[", i, "]");
     if (!pair.is_array() || pair.size() != 2) {
       in.Fail(field, StrCat("entry ", i, " is ", pair.dump(), ", not a [player, location] pair"));
     }
@@ -140,8 +141,9 @@ int ParseBoardSize(const FieldReader& in, const QueryDefaults& defaults) {
   return x;
 }
 
-// The game after its initial stones and each of its moves: positions[t] is turn t.
-std::vector<go::GameState> ReplayGame(const FieldReader& in, int size, const go::Rules& rules) {
+// The game's start (initial stones, first player) and its moves into *query, each move checked
+// legal in turn.
+void ReadGame(const FieldReader& in, int size, const go::Rules& rules, AnalysisQuery* query) {
   go::Board initial(size);
   for (const go::Move& stone : ParseMoves(in, "initialStones", size, /*allow_pass=*/false)) {
     if (initial.At(stone.loc) != go::Color::kEmpty) {
@@ -153,23 +155,21 @@ std::vector<go::GameState> ReplayGame(const FieldReader& in, int size, const go:
       in.Fail("initialStones", e.what());
     }
   }
-  const std::vector<go::Move> moves = ParseMoves(in, "moves", size, /*allow_pass=*/true);
+  query->moves = ParseMoves(in, "moves", size, /*allow_pass=*/true);
+  const std::vector<go::Move>& moves = query->moves;
   go::Color first = moves.empty() ? go::Color::kBlack : moves[0].color;
   if (in.Has("initialPlayer")) first = ParsePlayer(in, in.At("initialPlayer"), "initialPlayer");
-  std::vector<go::GameState> positions;
-  positions.emplace_back(initial, rules, first);
+  query->start = go::GameState(initial, rules, first);
+  go::GameState game = query->start;
   for (size_t i = 0; i < moves.size(); ++i) {
-    go::GameState next = positions.back();
-    const go::Illegal reason = next.Check(moves[i]);
+    const go::Illegal reason = game.Check(moves[i]);
     if (reason != go::Illegal::kNone) {
       in.Fail("moves",
               StrCat("Illegal move ", i, ": ", go::ColorLetter(moves[i].color), " ",
                      go::LocToGtp(moves[i].loc, size), " (", go::IllegalName(reason), ")"));
     }
-    next.Play(moves[i]);
-    positions.push_back(std::move(next));
+    game.Play(moves[i]);
   }
-  return positions;
 }
 
 // overrideSettings: the keys with a counterpart in tengen's search; warnings for the others.
@@ -236,7 +236,7 @@ void ApplyOverrides(const FieldReader& in, AnalysisQuery* query,
 void WarnUnsupported(const FieldReader& in, std::vector<QueryWarning>* warnings) {
   for (const char* field :
        {"includeMovesOwnership", "includeMovesOwnershipStdev", "includeOwnershipStdev"}) {
-    if (in.Has(field) && in.Bool(in.At(field), field)) {
+    if (in.Flag(field)) {
       warnings->push_back({field, "not supported: tengen reports the root's ownership only"});
     }
   }
@@ -260,9 +260,8 @@ AnalysisQuery ParseAnalysis(const FieldReader& in, const QueryDefaults& defaults
   query.search = defaults.search;
   query.max_pv_length = defaults.max_pv_length;
   const int size = ParseBoardSize(in, defaults);
-  const go::Rules rules = ParseRules(in);
-  std::vector<go::GameState> positions = ReplayGame(in, size, rules);
-  const int last = static_cast<int>(positions.size()) - 1;
+  ReadGame(in, size, ParseRules(in), &query);
+  const int last = static_cast<int>(query.moves.size());
   std::vector<int> turns = {last};
   if (in.Has("analyzeTurns")) turns = in.Integers(in.At("analyzeTurns"), "analyzeTurns", 0, last);
   if (turns.empty()) in.Fail("analyzeTurns", "no turn to analyse");
@@ -277,17 +276,14 @@ AnalysisQuery ParseAnalysis(const FieldReader& in, const QueryDefaults& defaults
     }
   }
   for (size_t i = 0; i < turns.size(); ++i) {
-    query.turns.push_back({turns[i], priorities[i], positions[turns[i]]});
+    query.turns.push_back({turns[i], priorities[i]});
   }
   if (in.Has("maxVisits")) {
     query.max_visits = in.Integer(in.At("maxVisits"), "maxVisits", 1, kMaxVisitsLimit);
   }
-  query.include_ownership =
-      in.Has("includeOwnership") && in.Bool(in.At("includeOwnership"), "includeOwnership");
-  query.include_policy =
-      in.Has("includePolicy") && in.Bool(in.At("includePolicy"), "includePolicy");
-  query.include_pv_visits =
-      in.Has("includePVVisits") && in.Bool(in.At("includePVVisits"), "includePVVisits");
+  query.include_ownership = in.Flag("includeOwnership");
+  query.include_policy = in.Flag("includePolicy");
+  query.include_pv_visits = in.Flag("includePVVisits");
   if (in.Has("reportDuringSearchEvery")) {
     query.report_every =
         in.Number(in.At("reportDuringSearchEvery"), "reportDuringSearchEvery", 0.001, 1e6);
@@ -323,6 +319,12 @@ Perspective ParsePerspective(const std::string& name) {
   if (name == "WHITE" || name == "white") return Perspective::kWhite;
   if (name == "SIDETOMOVE" || name == "sidetomove") return Perspective::kSideToMove;
   throw std::invalid_argument("'" + name + "' is not BLACK, WHITE or SIDETOMOVE");
+}
+
+go::GameState PositionAt(const AnalysisQuery& query, int turn) {
+  go::GameState state = query.start;
+  for (int i = 0; i < turn; ++i) state.Play(query.moves[static_cast<size_t>(i)]);
+  return state;
 }
 
 ParsedQuery ParseQuery(const std::string& line, const QueryDefaults& defaults) {

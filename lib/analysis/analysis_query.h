@@ -48,15 +48,19 @@ struct QueryWarning {
   std::string message;
 };
 
-// One position of a query: the game up to turn `turn` (0: before moves[0]).
+// One position of a query: the game up to turn `turn` (0: before moves[0]; PositionAt).
 struct Turn {
   int turn = 0;
   int priority = 0;
-  go::GameState state;
 };
 
 struct AnalysisQuery {
   std::string id;
+  // The game: its start (setup stones, rules, komi, first player) and its moves, every one
+  // checked legal when the query was read. Positions are replayed when searched, not kept
+  // per turn: a game of n moves would otherwise hold n^2 / 2 boards of undo history.
+  go::GameState start;
+  std::vector<go::Move> moves;
   std::vector<Turn> turns;  // in analyzeTurns' order
   int max_visits = 0;
   double max_time = 0;
@@ -85,5 +89,8 @@ struct ParsedQuery {
 
 // Parses one line; QueryError (with the id when the line has one) for anything refused.
 ParsedQuery ParseQuery(const std::string& line, const QueryDefaults& defaults);
+
+// The position at `turn` of the query's game: its start with the first `turn` moves played.
+go::GameState PositionAt(const AnalysisQuery& query, int turn);
 
 }  // namespace tengen::analysis
