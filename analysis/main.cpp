@@ -14,7 +14,7 @@
 #include "analysis/analysis_engine.h"
 #include "analysis/katago_args.h"
 #include "gtp/search_player.h"
-#include "pipeline/play_net.h"
+#include "play/play_net.h"
 #include "util/config.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -22,7 +22,7 @@
 #include "util/rng.h"
 #include "util/version.h"
 #ifdef TENGEN_WITH_TORCH
-#include "pipeline/torch/torch_loader.h"
+#include "play/torch/torch_loader.h"
 #endif
 
 namespace tengen {
@@ -38,7 +38,7 @@ ConfigSpec MakeSpec() {
                   "KataGo's JSON analysis engine on stdin/stdout: one query per line in, one "
                   "response per line out (docs/ANALYSIS.md), with a model (--model DIR), the "
                   "newest model in --models-dir DIR, or the uniform random net.");
-  pipeline::DeclarePlayNetOptions(spec);
+  play::DeclarePlayNetOptions(spec);
   spec.Int("pos_len", 0, 0, go::kMaxSize,
            "planes the net runs on, and so the largest board a query may have (0: the model's "
            "pos_len, 19 without a model)");
@@ -75,21 +75,21 @@ int Main(int argc, const char* const argv[]) {
   } else if (!ParseCommandLineOrHelp(spec, argc, argv, config, std::cout)) {
     return 0;
   }
-  const std::optional<pipeline::ModelInfo> model = pipeline::ChooseModel(config);
+  const std::optional<play::ModelInfo> model = play::ChooseModel(config);
   const int workers = static_cast<int>(config.GetInt("analysis_threads"));
 
   int pos_len = static_cast<int>(config.GetInt("pos_len"));
-  pipeline::LoadModel load;
+  play::LoadModel load;
 #ifdef TENGEN_WITH_TORCH
-  load = pipeline::PlayNetLoader(config, workers);
+  load = play::PlayNetLoader(config, workers);
   if (pos_len == 0 && model) pos_len = nn::TorchModel::ReadConfig(model->path).pos_len;
 #endif
   if (pos_len == 0) pos_len = go::kMaxSize;
   const uint64_t seed = SeedOrFresh(config.GetInt("seed"));
   Rng seeder(seed);
-  const pipeline::PlayEvaluators evaluators(model, pos_len, config.GetString("device"), load,
-                                            workers, kBatchWait, seeder,
-                                            /*register_clients=*/false);
+  const play::PlayEvaluators evaluators(model, pos_len, config.GetString("device"), load, workers,
+                                        kBatchWait, seeder,
+                                        /*register_clients=*/false);
 
   analysis::AnalysisEngineOptions options;
   options.defaults.max_visits = static_cast<int>(config.GetInt("max_visits"));

@@ -10,6 +10,7 @@
 #include "nn/torch/model.h"
 #include "pipeline/base_dir.h"
 #include "pipeline/exporter.h"
+#include "pipeline/exporter_options.h"
 #include "pipeline/service.h"
 #include "pipeline/torch/torch_export.h"
 #include "util/config.h"

@@ -10,8 +10,9 @@
 #include "nn/torch/model.h"
 #include "pipeline/base_dir.h"
 #include "pipeline/gatekeeper.h"
+#include "pipeline/gatekeeper_options.h"
 #include "pipeline/service.h"
-#include "pipeline/torch/torch_loader.h"
+#include "play/torch/torch_loader.h"
 #include "util/config.h"
 #include "util/log.h"
 #include "util/program.h"
@@ -32,7 +33,7 @@ int Main(int argc, const char* const argv[]) {
   nn::TorchEvaluatorOptions net_options;
   net_options.precision = config.GetString("precision");
   net_options.max_batch_size = options.nn_max_batch_size;
-  options.load_model = pipeline::TorchModelLoader(net_options, config.GetString("channels_last"));
+  options.load_model = play::TorchModelLoader(net_options, config.GetString("channels_last"));
 
   const std::unique_ptr<Logger> owned_logger =
       pipeline::StartService("gatekeeper", options.base_dir, config);

@@ -14,9 +14,9 @@
 
 #include "gtp/gtp_engine.h"
 #include "gtp/search_player.h"
-#include "pipeline/play_net.h"
-#include "pipeline/rules_config.h"
-#include "pipeline/selfplay_config.h"
+#include "play/game_options.h"
+#include "play/play_net.h"
+#include "play/rules_config.h"
 #include "util/config.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -25,7 +25,7 @@
 #include "util/rng.h"
 #include "util/version.h"
 #ifdef TENGEN_WITH_TORCH
-#include "pipeline/torch/torch_loader.h"
+#include "play/torch/torch_loader.h"
 #endif
 
 namespace tengen {
@@ -61,8 +61,8 @@ OptionTable<gtp::SearchPlayerParams> SearchPlayerOptionTable() {
       .Int("analysis_visits", &P::analysis_visits, 1, kMaxVisits,
            "root visits at which lz-analyze / kata-analyze stop searching (the tree's memory "
            "grows with them: about 30 KB a visit on 19x19)")
-      .Nested(&P::search, OptionTable<search::SearchParams>().Custom(pipeline::DeclareNoFill,
-                                                                     pipeline::ReadNoFill))
+      .Nested(&P::search,
+              OptionTable<search::SearchParams>().Custom(play::DeclareNoFill, play::ReadNoFill))
       .Nested(&P::cleanup, OptionTable<gtp::CleanupParams>().Int(
                                "cleanup_playouts", &gtp::CleanupParams::playouts, 1, 100000,
                                "random playouts that find dead stones for kgs-genmove_cleanup"));
@@ -72,8 +72,8 @@ ConfigSpec MakeSpec() {
   ConfigSpec spec("tengen-gtp",
                   "A GTP version 2 engine on stdin/stdout: MCTS with a model (--model DIR), the "
                   "newest model in --models-dir DIR, or the uniform random net.");
-  pipeline::DeclareRulesOptions(spec);
-  pipeline::DeclarePlayNetOptions(spec);
+  play::DeclareRulesOptions(spec);
+  play::DeclarePlayNetOptions(spec);
   spec.Int("pos_len", 0, 0, go::kMaxSize,
            "planes the net runs on, and so the largest board boardsize accepts (0: the "
            "model's pos_len, 19 without a model)");
@@ -94,12 +94,12 @@ int Main(int argc, const char* const argv[]) {
   if (!ParseCommandLineOrHelp(spec, argc, argv, config, std::cout)) return 0;
   // GTP owns stdout: everything else goes to stderr.
   Logger logger(LogLevel::kInfo);
-  const std::optional<pipeline::ModelInfo> model = pipeline::ChooseModel(config);
+  const std::optional<play::ModelInfo> model = play::ChooseModel(config);
 
   int pos_len = static_cast<int>(config.GetInt("pos_len"));
-  pipeline::LoadModel load;
+  play::LoadModel load;
 #ifdef TENGEN_WITH_TORCH
-  load = pipeline::PlayNetLoader(config, static_cast<int>(config.GetInt("threads")));
+  load = play::PlayNetLoader(config, static_cast<int>(config.GetInt("threads")));
   if (pos_len == 0 && model) pos_len = nn::TorchModel::ReadConfig(model->path).pos_len;
 #endif
   if (pos_len == 0) pos_len = go::kMaxSize;
@@ -122,13 +122,13 @@ int Main(int argc, const char* const argv[]) {
 
   // One evaluator per search thread: NetLeafEvaluators sharing one batching server, or the
   // uniform evaluator. Declared before the engine, so they outlive it.
-  const pipeline::PlayEvaluators evaluators(model, pos_len, config.GetString("device"), load,
-                                            threads, kBatchWait, seeder,
-                                            /*register_clients=*/true);
+  const play::PlayEvaluators evaluators(model, pos_len, config.GetString("device"), load, threads,
+                                        kBatchWait, seeder,
+                                        /*register_clients=*/true);
   const std::string model_name = evaluators.model_name();
 
   gtp::GtpOptions options;
-  options.rules = pipeline::RulesFromConfig(config);
+  options.rules = play::RulesFromConfig(config);
   options.board_size = board_size;
   options.max_board_size = pos_len;
   options.max_moves = static_cast<int>(config.GetInt("max_moves"));

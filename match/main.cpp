@@ -19,7 +19,7 @@
 #include "gtp/gtp_client.h"
 #include "match/ladder.h"
 #include "match/match.h"
-#include "pipeline/rules_config.h"
+#include "play/rules_config.h"
 #include "util/config.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -60,8 +60,8 @@ void ReadEngineOptions(const Config& config, match::MatchOptions& options) {
 OptionTable<match::MatchOptions> MatchOptionTable() {
   using O = match::MatchOptions;
   return OptionTable<O>()
-      .Custom([](ConfigSpec& spec, const O&) { pipeline::DeclareRulesOptions(spec); },
-              [](const Config& config, O& o) { o.rules = pipeline::RulesFromConfig(config); })
+      .Custom([](ConfigSpec& spec, const O&) { play::DeclareRulesOptions(spec); },
+              [](const Config& config, O& o) { o.rules = play::RulesFromConfig(config); })
       .Custom([](ConfigSpec& spec, const O&) { DeclareEngineOptions(spec); }, ReadEngineOptions)
       .Int("games", &O::games, 1, kMaxGames, "games to play; engine 1 is black in games 1, 3, ...")
       .Int("board_size", &O::board_size, go::kMinSize, go::kMaxSize, "board size")

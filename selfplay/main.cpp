@@ -1,19 +1,20 @@
 // tengen-selfplay: plays the newest net in <models-dir> against itself (the random net while
 // there is none) and publishes training shards and SGFs under <output-dir>/selfplay, until
-// SIGINT/SIGTERM (the games in flight finish; a second signal drops them) or
+// SIGINT/SIGTERM (the games in flight finish; a second SIGINT drops them) or
 // --max-games-total. Everything but option handling lives in pipeline/selfplay.h; the option
-// keys are declared in pipeline/selfplay_config.h.
+// keys are declared in pipeline/selfplay_options.h.
 
 #include <iostream>
 #include <memory>
 
 #include "pipeline/base_dir.h"
 #include "pipeline/selfplay.h"
-#include "pipeline/selfplay_config.h"
+#include "pipeline/selfplay_options.h"
 #include "pipeline/service.h"
+#include "play/game_options.h"
 #ifdef TENGEN_WITH_TORCH
 #include "nn/torch/model.h"
-#include "pipeline/torch/torch_loader.h"
+#include "play/torch/torch_loader.h"
 #endif
 #include "util/config.h"
 #include "util/log.h"
@@ -37,9 +38,9 @@ int Main(int argc, const char* const argv[]) {
   nn::TorchEvaluatorOptions net_options;
   net_options.precision = config.GetString("precision");
   net_options.max_batch_size = options.nn_max_batch_size;
-  options.load_model = pipeline::TorchModelLoader(net_options, config.GetString("channels_last"));
+  options.load_model = play::TorchModelLoader(net_options, config.GetString("channels_last"));
   for (const std::string& device : options.devices)
-    if (device != pipeline::kSimulatedDevice) nn::CheckDevice(device);
+    if (device != play::kSimulatedDevice) nn::CheckDevice(device);
 #endif
   // Without libtorch in this binary, a model in models_dir is a clear error (model registry).
 

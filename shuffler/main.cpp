@@ -9,6 +9,7 @@
 #include "pipeline/base_dir.h"
 #include "pipeline/service.h"
 #include "pipeline/shuffle.h"
+#include "pipeline/shuffler_options.h"
 #include "util/config.h"
 #include "util/log.h"
 #include "util/program.h"

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "status/report.h"
+#include "status/status_options.h"
 #include "util/config.h"
 #include "util/error.h"
 #include "util/program.h"

@@ -11,6 +11,7 @@
 
 #include "status/run_status.h"
 #include "status/status_format.h"
+#include "status/status_options.h"
 #include "util/config.h"
 #include "util/program.h"
 

@@ -2,8 +2,9 @@
 # Enforces the module layering of docs/ARCHITECTURE.md by reading #include lines:
 # - only lib/nn/torch/ (and programs that run a net) may include libtorch headers;
 # - go/ and search/ never include nn/; util/ includes no other module; go/ includes only util/;
-# - what needs libtorch sits in a torch/ folder (nn/torch, pipeline/torch), and nothing else in
-#   lib/ includes from one; pipeline, match and status include only the modules below them.
+# - what needs libtorch sits in a torch/ folder (nn/torch, play/torch, pipeline/torch), and
+#   nothing else in lib/ includes from one; play, pipeline, match and status include only the
+#   modules below them.
 set -u
 root=${1:-$(dirname "$0")/..}
 cd "$root" || exit 1
@@ -32,7 +33,8 @@ check_module() {  # module, allowed include prefixes (regex alternation); skips 
     --exclude-dir=torch || true)
 }
 # The torch boundary in the folder tree: code that needs libtorch lives in a torch/ folder
-# (lib/nn/torch, lib/pipeline/torch); no other file of lib/ includes a header from one.
+# (lib/nn/torch, lib/play/torch, lib/pipeline/torch); no other file of lib/ includes a header
+# from one.
 while IFS= read -r hit; do report "a torch/ header outside the torch folders: $hit"; done \
   < <(grep -rnE '#\s*include\s*"[a-z_]+/torch/' lib --include='*.h' --include='*.cpp' |
     grep -vE '^lib/[a-z_]+/torch/' || true)
@@ -42,10 +44,11 @@ check_module data 'util|go|data'
 check_module search 'util|go|search'
 check_module gtp 'util|go|search|gtp'
 check_module nn 'util|go|nn'
-check_module pipeline 'util|go|data|search|nn|pipeline'
+check_module play 'util|go|data|search|nn|play'
+check_module pipeline 'util|go|data|search|nn|play|pipeline'
 check_module analysis 'util|go|search|gtp|analysis'
-check_module match 'util|go|gtp|pipeline|match'
-check_module status 'util|go|data|pipeline|match|status'
+check_module match 'util|go|gtp|play|pipeline|match'
+check_module status 'util|go|data|play|pipeline|match|status'
 
 if ((fail)); then exit 1; fi
 echo "layering ok: $(find lib -name '*.h' -o -name '*.cpp' | wc -l) files checked"

@@ -92,6 +92,11 @@ void CheckSymmetryConsistency(const GameState& state, int pos_len) {
   }
 }
 
+TEST_CASE("features: a board must fit the net's pos_len") {
+  CHECK_NOTHROW(CheckBoardFits(9, 9));
+  CHECK_THROWS_WITH_AS(CheckBoardFits(13, 9), "board size 13 exceeds pos_len 9", ConfigError);
+}
+
 }  // namespace
 
 TEST_CASE("features: hand-checked planes of a 5x5 ko position with pos_len 7") {

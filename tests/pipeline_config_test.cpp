@@ -6,8 +6,10 @@
 #include <vector>
 
 #include "pipeline/gatekeeper.h"
+#include "pipeline/gatekeeper_options.h"
 #include "pipeline/selfplay.h"
-#include "pipeline/selfplay_config.h"
+#include "pipeline/selfplay_options.h"
+#include "play/game_options.h"
 #include "util/config.h"
 #include "util/error.h"
 
@@ -43,7 +45,7 @@ std::string ErrorOf(const std::vector<std::string>& args) {
 
 TEST_CASE("selfplay config: defaults read back as SelfplayDefaultGame, pos_len 9 for 9x9") {
   const SelfplayOptions o = Parse({});
-  const GameParams expected = SelfplayDefaultGame();
+  const play::GameParams expected = SelfplayDefaultGame();
   CHECK(o.game.pos_len == 9);
   CHECK(o.game.pos_len == expected.pos_len);
   CHECK(o.game.board_sizes == expected.board_sizes);

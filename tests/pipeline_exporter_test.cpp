@@ -14,7 +14,8 @@
 
 #include "pipeline/base_dir.h"
 #include "pipeline/exporter.h"
-#include "pipeline/model_registry.h"
+#include "pipeline/exporter_options.h"
+#include "play/model_registry.h"
 #include "selfplay_check.h"
 #include "test_support.h"
 #include "util/config.h"

@@ -21,13 +21,14 @@ TEST_CASE("game end stats: counts, quantiles of the moves after the first pass, 
   const int afters[] = {3, 1, 60, 2, 9, 1, 4, 20, 3, 7};
   const double scores[] = {2.5, -0.5, 30, -3.5, 1.5, 0, 4.5, -10.5, 6.5, 0.5};
   for (int i = 0; i < 10; ++i)
-    stats.Add(afters[i] == 60 ? GameEnd::kMoveCap : GameEnd::kPasses, afters[i], scores[i]);
-  stats.Add(GameEnd::kResignation, -1, 99.0);  // not scored, no pass
+    stats.Add(afters[i] == 60 ? play::GameEnd::kMoveCap : play::GameEnd::kPasses, afters[i],
+              scores[i]);
+  stats.Add(play::GameEnd::kResignation, -1, 99.0);  // not scored, no pass
   CHECK(stats.games() == 11);
   CHECK(stats.games_with_pass() == 10);
-  CHECK(stats.ended_by(GameEnd::kPasses) == 9);
-  CHECK(stats.ended_by(GameEnd::kMoveCap) == 1);
-  CHECK(stats.ended_by(GameEnd::kResignation) == 1);
+  CHECK(stats.ended_by(play::GameEnd::kPasses) == 9);
+  CHECK(stats.ended_by(play::GameEnd::kMoveCap) == 1);
+  CHECK(stats.ended_by(play::GameEnd::kResignation) == 1);
   // Nearest rank of 10 values: the median is the 5th (3), the 90th percentile the 9th (20).
   CHECK(stats.MovesAfterFirstPass(0.5) == 3);
   CHECK(stats.MovesAfterFirstPass(0.9) == 20);
@@ -48,9 +49,9 @@ TEST_CASE("game end stats: from SGF records as selfplay writes them") {
   CHECK(stats.AddRecord(record("(;SZ[5]KM[0.5]RE[0];B[cc];W[dd];B[];W[ee])")));
   CHECK_FALSE(stats.AddRecord(record("(;SZ[5]KM[0.5]RE[Void];B[cc])")));
   CHECK(stats.games() == 3);
-  CHECK(stats.ended_by(GameEnd::kPasses) == 1);
-  CHECK(stats.ended_by(GameEnd::kResignation) == 1);
-  CHECK(stats.ended_by(GameEnd::kMoveCap) == 1);
+  CHECK(stats.ended_by(play::GameEnd::kPasses) == 1);
+  CHECK(stats.ended_by(play::GameEnd::kResignation) == 1);
+  CHECK(stats.ended_by(play::GameEnd::kMoveCap) == 1);
   CHECK(stats.games_with_pass() == 2);
   CHECK(stats.MovesAfterFirstPass(1.0) == 4);
   CHECK(stats.MovesAfterFirstPass(0.5) == 1);
@@ -61,23 +62,23 @@ TEST_CASE("game end stats: a record with the pass-alive comment ended so") {
   // Selfplay's end_when_pass_alive writes kPassAliveComment on the root; without it, a game
   // that does not end with two passes reached the move cap.
   go::SgfRecord settled = go::ReadSgfRecords("(;SZ[5]KM[0.5]RE[B+4.5];B[cc];W[dd])").at(0);
-  settled.root_comment = kPassAliveComment;
+  settled.root_comment = play::kPassAliveComment;
   const go::SgfRecord read_back = go::ReadSgfRecords(go::WriteSgf(settled)).at(0);
   GameEndStats stats;
   CHECK(stats.AddRecord(read_back));
-  CHECK(stats.ended_by(GameEnd::kPassAlive) == 1);
+  CHECK(stats.ended_by(play::GameEnd::kPassAlive) == 1);
   CHECK(stats.games_with_pass() == 0);
   CHECK(stats.MeanAbsFinalScore() == doctest::Approx(4.5));
   settled.root_comment = "";
   CHECK(stats.AddRecord(settled));
-  CHECK(stats.ended_by(GameEnd::kMoveCap) == 1);
+  CHECK(stats.ended_by(play::GameEnd::kMoveCap) == 1);
 }
 
 TEST_CASE("game end stats: a game that ends pass, pass has 1 move after the first pass") {
   GameEndStats stats;
   CHECK(stats.AddRecord(go::ReadSgfRecords("(;SZ[5]KM[0.5]RE[W+0.5];B[cc];W[dd];B[];W[])").at(0)));
   // Black passed first; White's pass is the one move after it.
-  CHECK(stats.ended_by(GameEnd::kPasses) == 1);
+  CHECK(stats.ended_by(play::GameEnd::kPasses) == 1);
   CHECK(stats.MovesAfterFirstPass(0.5) == 1);
   CHECK(stats.MovesAfterFirstPass(0.9) == 1);
   CHECK(stats.scored_games() == 1);
@@ -93,7 +94,7 @@ TEST_CASE("game end stats: heartbeat counters and the progress text") {
   GameEndStats stats;
   CHECK(FormatGameEnds(stats).empty());
   // One resigned game: counted, but it says nothing about passes or the score.
-  stats.Add(GameEnd::kResignation, -1, 0);
+  stats.Add(play::GameEnd::kResignation, -1, 0);
   std::map<std::string, double> c = counters(stats);
   CHECK(c.size() == 8);
   CHECK(c["model_games"] == 1);
@@ -110,9 +111,9 @@ TEST_CASE("game end stats: heartbeat counters and the progress text") {
   // Then two passes after 1 and 5 moves (scores +3.5 and -0.5) and a capped game with a pass 40
   // moves before the cap (score -12): moves after the first pass 1, 5, 40; nearest rank of 3
   // values: the median is the 2nd (5), the 90th percentile the 3rd (40); mean |score| 16/3.
-  stats.Add(GameEnd::kPasses, 1, 3.5);
-  stats.Add(GameEnd::kPasses, 5, -0.5);
-  stats.Add(GameEnd::kMoveCap, 40, -12);
+  stats.Add(play::GameEnd::kPasses, 1, 3.5);
+  stats.Add(play::GameEnd::kPasses, 5, -0.5);
+  stats.Add(play::GameEnd::kMoveCap, 40, -12);
   c = counters(stats);
   CHECK(c["model_games"] == 4);
   CHECK(c["games_end_pass_alive"] == 0);
@@ -128,8 +129,8 @@ TEST_CASE("game end stats: heartbeat counters and the progress text") {
         "first pass: median 5, 90th percentile 40; mean |final score| 5.3");
 
   // A finished game in which premature_pass_checks refused two first passes.
-  FinishedGame game;
-  game.end = GameEnd::kPasses;
+  play::FinishedGame game;
+  game.end = play::GameEnd::kPasses;
   game.moves_after_first_pass = 1;
   game.final_score = 0.5;
   game.passes_refused = 2;

@@ -20,6 +20,7 @@
 #include "nn/evaluator.h"
 #include "pipeline/base_dir.h"
 #include "pipeline/gatekeeper.h"
+#include "pipeline/gatekeeper_options.h"
 #include "selfplay_check.h"
 #include "test_support.h"
 #include "util/config.h"
@@ -62,8 +63,8 @@ class FakeNet : public nn::Evaluator {
 };
 
 // Models named "*weak*" are weak, "*broken*" fail to load, the rest are strong.
-LoadModel FakeLoader(std::atomic<bool>* stop_after = nullptr) {
-  return [stop_after](const ModelInfo& model, int pos_len,
+play::LoadModel FakeLoader(std::atomic<bool>* stop_after = nullptr) {
+  return [stop_after](const play::ModelInfo& model, int pos_len,
                       const std::string&) -> std::unique_ptr<nn::Evaluator> {
     if (model.name.find("broken") != std::string::npos)
       throw FormatError(model.path + "/weights.pt: truncated");
@@ -153,9 +154,9 @@ TEST_CASE("gatekeeper: fixed rule decisions and early stops") {
 }
 
 TEST_CASE("gatekeeper: game parameters have no noise, no rows and one visit count") {
-  GameParams game;
+  play::GameParams game;
   game.playout_cap.full_visits = 40;
-  const GameParams g = GatekeeperGameParams(game);
+  const play::GameParams g = GatekeeperGameParams(game);
   CHECK(g.playout_cap.cheap_visits == 40);
   CHECK(g.playout_cap.full_probability == 0);
   CHECK(g.search.dirichlet_weight == 0);

@@ -1,7 +1,6 @@
 // The selfplay program end to end (the real tengen-selfplay binary with the random net on a
 // small board: every row checked against its game replayed from the SGFs, SIGINT, a bad
-// option) and its library parts (model registry, heartbeat JSON, option parsing, switching to
-// a newer model in process).
+// option) and its library parts (heartbeat JSON, switching to a newer model in process).
 #include <doctest/doctest.h>
 #include <signal.h>
 
@@ -26,9 +25,8 @@
 #include "pipeline/base_dir.h"
 #include "pipeline/game_end_stats.h"
 #include "pipeline/heartbeat.h"
-#include "pipeline/model_registry.h"
 #include "pipeline/selfplay.h"
-#include "pipeline/selfplay_config.h"
+#include "pipeline/selfplay_options.h"
 #include "selfplay_check.h"
 #include "test_support.h"
 #include "util/error.h"
@@ -241,60 +239,6 @@ TEST_CASE("selfplay: devices=cpu,cpu runs two servers, a bad devices list exits 
   CHECK(too_many.output.find("devices") != std::string::npos);
 }
 
-TEST_CASE("selfplay options: device lists") {
-  CHECK(ParseDeviceList("devices", "cpu") == std::vector<std::string>{"cpu"});
-  CHECK(ParseDeviceList("devices", " cpu , cuda:1,cuda") ==
-        std::vector<std::string>{"cpu", "cuda:1", "cuda"});
-  for (const char* bad : {"", "cpu,,cpu", ",cpu", "cpu,", " ", "cuda:", "cuda:x", "tpu"})
-    CHECK_THROWS_AS(ParseDeviceList("devices", bad), ConfigError);
-}
-
-TEST_CASE("selfplay options: weighted lists") {
-  const auto list = ParseWeightedList("board_sizes", "9:1, 13:0.5,19", 5, 19);
-  REQUIRE(list.size() == 3);
-  CHECK(list[1] == std::make_pair(13.0, 0.5));
-  CHECK(list[2] == std::make_pair(19.0, 1.0));
-  CHECK_THROWS_AS(ParseWeightedList("board_sizes", "9:x", 5, 19), ConfigError);
-  CHECK_THROWS_AS(ParseWeightedList("board_sizes", "21", 5, 19), ConfigError);
-  CHECK_THROWS_AS(ParseWeightedList("board_sizes", "9:0", 5, 19), ConfigError);
-  CHECK_THROWS_AS(ParseWeightedList("board_sizes", "", 5, 19), ConfigError);
-  CHECK_THROWS_AS(ParseWeightedList("komis", "7:-1,8", -150, 150), ConfigError);
-  try {
-    ParseWeightedList("komis", "7.5:y", -150, 150);
-  } catch (const ConfigError& e) {
-    CHECK(std::string(e.what()).find("komis") != std::string::npos);
-  }
-}
-
-TEST_CASE("model registry: newest by samples, then by time, hook required for a model") {
-  int64_t samples = 0, rows = 0;
-  CHECK(ParseModelName("run1-train-s1000-d50", &samples, &rows));
-  CHECK(samples == 1000);
-  CHECK(rows == 50);
-  CHECK_FALSE(ParseModelName("b6c96-fresh", &samples, &rows));
-  CHECK_FALSE(ParseModelName("run-train-s12x-d5", &samples, &rows));
-
-  testing::TempDir base;
-  const std::string models = ModelsDir(base.path());
-  CHECK_FALSE(FindNewestModel(models).has_value());
-  EnsureDirectory(models + "/fresh-b6c96");
-  CHECK(FindNewestModel(models)->name == "fresh-b6c96");
-  EnsureDirectory(models + "/run-t-s200-d10");
-  EnsureDirectory(models + "/run-t-s1000-d5");
-  EnsureDirectory(models + "/run-t-s300-d99");
-  EnsureDirectory(models + "/run-t-s5000-d1.tmp.x");  // being published: skipped
-  base.Write("models/run-t-s9000-d1", "a file, not a model");
-  const auto newest = FindNewestModel(models);
-  REQUIRE(newest.has_value());
-  CHECK(newest->name == "run-t-s1000-d5");
-  CHECK(newest->samples == 1000);
-
-  const auto random = MakeEvaluator(std::nullopt, 9, "cpu", nullptr);
-  CHECK(random->model_name() == "random");
-  CHECK(random->pos_len() == 9);
-  CHECK_THROWS_AS(MakeEvaluator(newest, 9, "cpu", nullptr), Error);
-}
-
 TEST_CASE("heartbeat: JSON escaping and numbers") {
   CHECK(JsonNumber(12) == "12");
   CHECK(JsonNumber(0.5) == "0.5");
@@ -461,7 +405,7 @@ TEST_CASE("selfplay: switches to a newer model between games") {
   options.seed = 7;
   options.model_check_interval = std::chrono::milliseconds(100);
   std::atomic<int> loads{0};
-  options.load_model = [&loads](const ModelInfo& model, int pos_len, const std::string&) {
+  options.load_model = [&loads](const play::ModelInfo& model, int pos_len, const std::string&) {
     ++loads;
     return std::make_unique<NamedUniform>(model.name, pos_len);
   };
@@ -527,7 +471,7 @@ TEST_CASE("selfplay: the monitor keeps publishing while a new model loads") {
   std::atomic<bool> load_entered{false};
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
-  options.load_model = [&](const ModelInfo& model, int pos_len, const std::string&) {
+  options.load_model = [&](const play::ModelInfo& model, int pos_len, const std::string&) {
     load_entered = true;
     released.wait();
     return std::make_unique<NamedUniform>(model.name, pos_len);
@@ -582,7 +526,7 @@ TEST_CASE("selfplay: devices=cpu,cpu loads the model twice and feeds both server
   std::mutex mutex;
   std::vector<std::string> devices;
   std::array<std::atomic<int64_t>, 2> positions{};
-  options.load_model = [&](const ModelInfo& info, int pos_len, const std::string& device) {
+  options.load_model = [&](const play::ModelInfo& info, int pos_len, const std::string& device) {
     std::lock_guard<std::mutex> lock(mutex);
     if (devices.size() >= positions.size()) throw Error("loaded more than twice");
     auto evaluator =
@@ -627,7 +571,7 @@ TEST_CASE("selfplay: a failing net stops every game thread and RunSelfplay throw
   std::atomic<bool> stop{false};
   // No loader: a model that cannot be run is a clear error before any game starts.
   CHECK_THROWS_AS(RunSelfplay(options, logger, StopToken(&stop)), Error);
-  options.load_model = [](const ModelInfo&, int pos_len, const std::string&) {
+  options.load_model = [](const play::ModelInfo&, int pos_len, const std::string&) {
     return std::make_unique<FailingEvaluator>(pos_len);
   };
   try {
@@ -700,7 +644,7 @@ TEST_CASE("selfplay: a newest model that fails to load at start-up falls back to
   EnsureDirectory(options.models_dir + "/run-t-s300-d10.tmp.x");  // being published: skipped
   std::mutex mutex;
   std::map<std::string, int> loads;
-  options.load_model = [&](const ModelInfo& model, int pos_len, const std::string&) {
+  options.load_model = [&](const play::ModelInfo& model, int pos_len, const std::string&) {
     {
       std::lock_guard<std::mutex> lock(mutex);
       ++loads[model.name];
@@ -740,7 +684,7 @@ TEST_CASE("selfplay: a model that failed to load is tried again when its directo
   EnsureDirectory(model_dir);
   std::atomic<int> attempts{0};
   std::atomic<bool> complete{false};  // the model's files have all arrived
-  options.load_model = [&](const ModelInfo& info, int pos_len, const std::string&) {
+  options.load_model = [&](const play::ModelInfo& info, int pos_len, const std::string&) {
     ++attempts;
     if (!complete) throw IoError("weights.pt: unexpected end of file");
     return std::make_unique<NamedUniform>(info.name, pos_len);
@@ -771,7 +715,7 @@ TEST_CASE("selfplay: a model that failed to load is tried again after model_retr
   const std::string model = "run-t-s100-d10";
   EnsureDirectory(options.models_dir + "/" + model);
   std::atomic<int> attempts{0};
-  options.load_model = [&](const ModelInfo& info, int pos_len, const std::string&) {
+  options.load_model = [&](const play::ModelInfo& info, int pos_len, const std::string&) {
     // Its files are still arriving the first time (same directory mtime the second time).
     if (++attempts == 1) throw IoError("weights.pt: unexpected end of file");
     return std::make_unique<NamedUniform>(info.name, pos_len);

@@ -159,16 +159,5 @@ TEST_CASE("service: seeds from the master seed") {
   CHECK(SeedSource(0).seed() != 0);
 }
 
-TEST_CASE("service: boards must fit the net's pos_len") {
-  CHECK_NOTHROW(CheckBoardFits(9, 9));
-  CHECK_THROWS_WITH_AS(CheckBoardFits(13, 9), "board size 13 exceeds pos_len 9", ConfigError);
-  GameParams game;
-  game.pos_len = 9;
-  game.board_sizes = {{7, 1.0}, {9, 0.5}};
-  CHECK(CheckBoardSizes(game) == 9);
-  game.board_sizes.emplace_back(11, 0.1);
-  CHECK_THROWS_AS(CheckBoardSizes(game), ConfigError);
-}
-
 }  // namespace
 }  // namespace tengen::pipeline

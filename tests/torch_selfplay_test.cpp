@@ -6,7 +6,7 @@
 #include <string>
 
 #include "pipeline/base_dir.h"
-#include "pipeline/torch/torch_loader.h"
+#include "play/torch/torch_loader.h"
 #include "selfplay_check.h"
 #include "test_support.h"
 #include "util/subprocess.h"
@@ -56,19 +56,19 @@ TEST_CASE("torch loader: precision auto and the NHWC layout follow the CPU's fla
   const std::string avx2 = "flags\t\t: fpu sse2 avx avx2 fma vaes";
   const std::string avx512 = "flags\t\t: fpu avx2 avx512f avx512bw avx512_vnni";
   // fp32 on a CPU without AVX-512 runs NCHW; AVX-512, bf16 and CUDA run NHWC.
-  CHECK_FALSE(pipeline::InferenceChannelsLast("fp32", "cpu", avx2));
-  CHECK_FALSE(pipeline::InferenceChannelsLast("fp32", "cpu", ""));
-  CHECK(pipeline::InferenceChannelsLast("fp32", "cpu", avx512));
-  CHECK(pipeline::InferenceChannelsLast("bf16", "cpu", avx2));
-  CHECK(pipeline::InferenceChannelsLast("fp32", "cuda:0", avx2));
+  CHECK_FALSE(play::InferenceChannelsLast("fp32", "cpu", avx2));
+  CHECK_FALSE(play::InferenceChannelsLast("fp32", "cpu", ""));
+  CHECK(play::InferenceChannelsLast("fp32", "cpu", avx512));
+  CHECK(play::InferenceChannelsLast("bf16", "cpu", avx2));
+  CHECK(play::InferenceChannelsLast("fp32", "cuda:0", avx2));
   // A flag's name inside another's (avx512f in avx512fp16) is not the flag.
-  CHECK_FALSE(pipeline::InferenceChannelsLast("fp32", "cpu", "flags : avx2 avx512fp16"));
+  CHECK_FALSE(play::InferenceChannelsLast("fp32", "cpu", "flags : avx2 avx512fp16"));
   // auto is fp16 on CUDA; explicit precisions pass through.
-  CHECK(pipeline::ResolvePrecision("auto", "cuda") == "fp16");
-  CHECK(pipeline::ResolvePrecision("auto", "cuda:1") == "fp16");
-  CHECK(pipeline::ResolvePrecision("fp32", "cuda") == "fp32");
-  CHECK(pipeline::ResolvePrecision("auto", "cuda", /*training=*/true) == "fp32");
-  CHECK(pipeline::ResolvePrecision("bf16", "cpu") == "bf16");
+  CHECK(play::ResolvePrecision("auto", "cuda") == "fp16");
+  CHECK(play::ResolvePrecision("auto", "cuda:1") == "fp16");
+  CHECK(play::ResolvePrecision("fp32", "cuda") == "fp32");
+  CHECK(play::ResolvePrecision("auto", "cuda", /*training=*/true) == "fp32");
+  CHECK(play::ResolvePrecision("bf16", "cpu") == "bf16");
 }
 
 }  // namespace

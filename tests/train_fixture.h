@@ -8,7 +8,7 @@
 #include "data/training_rows.h"
 #include "nn/features.h"
 #include "pipeline/base_dir.h"
-#include "pipeline/game_runner.h"
+#include "play/game_runner.h"
 #include "search/leaf_evaluator.h"
 #include "util/publish.h"
 
@@ -19,18 +19,18 @@ constexpr int kTrainPosLen = 7;
 // Rows of `games` games on 5x5 and 7x7 boards (pos_len 7), deterministic for a seed.
 inline std::vector<data::TrainingRow> PlayTrainingRows(int games, uint64_t seed) {
   search::UniformEvaluator evaluator;
-  const pipeline::Player player{&evaluator, "random"};
+  const play::Player player{&evaluator, "random"};
   std::vector<data::TrainingRow> rows;
   for (int g = 0; g < games; ++g) {
-    pipeline::GameParams params;
+    play::GameParams params;
     params.board_sizes = {{5, 1.0}, {7, 1.0}};
     params.komis = {{0.5, 1.0}};
     params.playout_cap.full_visits = 16;
     params.playout_cap.cheap_visits = 16;
     params.playout_cap.full_probability = 1.0;
     params.pos_len = kTrainPosLen;
-    pipeline::FinishedGame game;
-    pipeline::PlayGame(
+    play::FinishedGame game;
+    play::PlayGame(
         params, player, player, seed * 1000 + static_cast<uint64_t>(g), [] { return false; },
         &game);
     rows.insert(rows.end(), game.rows.begin(), game.rows.end());

@@ -1,6 +1,6 @@
 #pragma once
 // Rules as a value: written into every SGF (RU) and later into every training row, and read
-// from the [rules] config keys (pipeline/rules_config.h). Scoring is always area
+// from the [rules] config keys (play/rules_config.h). Scoring is always area
 // (Tromp-Taylor); the enum leaves room for more.
 
 #include <string>

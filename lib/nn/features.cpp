@@ -86,4 +86,8 @@ int PolicyIndex(go::Loc loc, int board_size, int pos_len) {
   return go::LocY(loc, board_size) * pos_len + go::LocX(loc, board_size);
 }
 
+void CheckBoardFits(int size, int pos_len) {
+  if (size > pos_len) throw ConfigError(StrCat("board size ", size, " exceeds pos_len ", pos_len));
+}
+
 }  // namespace tengen::nn

@@ -42,4 +42,7 @@ void FillFeatures(const go::GameState& state, int pos_len, int symmetry, float* 
 // pos_len * pos_len.
 int PolicyIndex(go::Loc loc, int board_size, int pos_len);
 
+// Throws ConfigError when a board of `size` does not fit a net input of pos_len x pos_len.
+void CheckBoardFits(int size, int pos_len);
+
 }  // namespace tengen::nn

@@ -12,12 +12,10 @@
 #include "pipeline/base_dir.h"
 #include "pipeline/heartbeat.h"
 #include "pipeline/json_text.h"
-#include "pipeline/model_registry.h"
-#include "pipeline/selfplay_config.h"
 #include "pipeline/service.h"
+#include "play/model_registry.h"
 #include "util/error.h"
 #include "util/log.h"
-#include "util/option_table.h"
 #include "util/publish.h"
 #include "util/text.h"
 #include "util/version.h"
@@ -47,7 +45,7 @@ std::vector<QueuedSnapshot> ListQueues(const std::string& base) {
       QueuedSnapshot entry;
       entry.path = Join(dir, name);
       entry.name = name;
-      entry.named = ParseModelName(name, &entry.samples, &entry.rows);
+      entry.named = play::ParseModelName(name, &entry.samples, &entry.rows);
       boost::system::error_code error;
       entry.mtime = fs::last_write_time(entry.path, error);
       if (error) continue;  // gone since the listing
@@ -298,43 +296,6 @@ ExporterStats RunExporter(const ExporterOptions& options, Logger& logger, StopTo
                       options.poll_interval};
   RunPasses(loop, stop, logger, pass, beat);
   return total;
-}
-
-namespace {
-
-OptionTable<ExporterOptions> ExporterOptionTable() {
-  using O = ExporterOptions;
-  const auto check =
-      OptionTable<SnapshotCheckOptions>()
-          .String("device", &SnapshotCheckOptions::device,
-                  "device of the check's forward passes: cpu, cuda, cuda:N")
-          .Double("fold_tolerance", &SnapshotCheckOptions::fold_tolerance, 1e-7, 1,
-                  "folded and unfolded batch norm outputs may differ by this times max(1, "
-                  "|output|)");
-  return OptionTable<O>()
-      .String("output_dir", &O::base_dir, "base directory (required)")
-      .Bool("gating", &O::gating,
-            "publish into modelstobetested/ for the gatekeeper (false: straight into models/)")
-      .Bool("once", &O::once, "export what is queued, then exit (the synchronous loop)")
-      .Seconds("poll_seconds", &O::poll_interval, 0.1, 86400, "how often to look for new snapshots")
-      .Nested(&O::check, check)
-      .Seconds("stale_temporary_seconds", &O::stale_temporary_age, 1, 1e7,
-               "delete temporaries in the queues older than this");
-}
-
-}  // namespace
-
-void DeclareExporterOptions(ConfigSpec& spec) {
-  ExporterOptionTable().Declare(spec);
-  DeclareLogLevelOption(spec);
-}
-
-ExporterOptions ExporterOptionsFromConfig(const Config& config) {
-  ExporterOptions o;
-  ExporterOptionTable().Read(config, &o);
-  RequireBaseDir(o.base_dir);
-  o.check.device = ParseSingleDevice("device", o.check.device);
-  return o;
 }
 
 }  // namespace tengen::pipeline

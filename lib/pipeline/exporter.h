@@ -14,7 +14,7 @@
 //   created_utc    when the trainer wrote it (string)
 //
 // What a pass does. Every published entry of both queues is taken oldest first (samples
-// s<N> in the name, then modification time, then name, as pipeline/model_registry.h orders
+// s<N> in the name, then modification time, then name, as play/model_registry.h orders
 // models). A name that already exists in models/, modelstobetested/ or rejectedmodels/ is not
 // exported twice: the snapshot is removed with a log line (KataGo's exporter skips the same
 // way). Otherwise the snapshot is checked (the CheckSnapshot hook: load with size, CRC, shape
@@ -132,11 +132,5 @@ ExporterStats RunExporter(const ExporterOptions& options, Logger& logger, StopTo
 std::string ExportJson(const std::string& name, const CheckedSnapshot& snapshot,
                        const SnapshotCheckOptions& check, const std::string& destination,
                        const std::string& exported_utc);
-
-// output_dir, gating, once, poll_seconds, device, fold_tolerance, stale_temporary_seconds,
-// log_level.
-void DeclareExporterOptions(ConfigSpec& spec);
-// Everything but check_snapshot, which the program wires.
-ExporterOptions ExporterOptionsFromConfig(const Config& config);
 
 }  // namespace tengen::pipeline

@@ -10,14 +10,14 @@
 
 namespace tengen::pipeline {
 
-void GameEndStats::Add(GameEnd end, int moves_after_first_pass, double final_score) {
+void GameEndStats::Add(play::GameEnd end, int moves_after_first_pass, double final_score) {
   ++games_;
   ++ends_[static_cast<size_t>(end)];
   if (moves_after_first_pass >= 0) {
     ++with_pass_;
     ++after_first_pass_[moves_after_first_pass];
   }
-  if (end != GameEnd::kResignation) {
+  if (end != play::GameEnd::kResignation) {
     ++scored_;
     abs_score_sum_ += std::fabs(final_score);
   }
@@ -26,9 +26,9 @@ void GameEndStats::Add(GameEnd end, int moves_after_first_pass, double final_sco
 bool GameEndStats::AddRecord(const go::SgfRecord& record) {
   const std::string& re = record.result;
   double score = 0;
-  GameEnd end = GameEnd::kPasses;
+  play::GameEnd end = play::GameEnd::kPasses;
   if (re == "B+R" || re == "W+R") {
-    end = GameEnd::kResignation;
+    end = play::GameEnd::kResignation;
   } else if (re != "0") {
     if (re.size() < 3 || (re[0] != 'B' && re[0] != 'W') || re[1] != '+') return false;
     char* stop = nullptr;
@@ -38,9 +38,10 @@ bool GameEndStats::AddRecord(const go::SgfRecord& record) {
   }
   const auto& moves = record.moves;
   const size_t n = moves.size();
-  if (end != GameEnd::kResignation &&
+  if (end != play::GameEnd::kResignation &&
       !(n >= 2 && moves[n - 1].loc == go::kPassLoc && moves[n - 2].loc == go::kPassLoc)) {
-    end = record.root_comment == kPassAliveComment ? GameEnd::kPassAlive : GameEnd::kMoveCap;
+    end = record.root_comment == play::kPassAliveComment ? play::GameEnd::kPassAlive
+                                                         : play::GameEnd::kMoveCap;
   }
   int after_first_pass = -1;
   for (size_t i = 0; i < n; ++i) {
@@ -71,22 +72,24 @@ double GameEndStats::MeanAbsFinalScore() const {
 std::vector<std::pair<std::string, double>> GameEndCounters(const GameEndStats& stats) {
   constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
   const bool passed = stats.games_with_pass() > 0;
-  return {{"model_games", static_cast<double>(stats.games())},
-          {"games_end_passes", static_cast<double>(stats.ended_by(GameEnd::kPasses))},
-          {"games_end_move_cap", static_cast<double>(stats.ended_by(GameEnd::kMoveCap))},
-          {"games_end_resignation", static_cast<double>(stats.ended_by(GameEnd::kResignation))},
-          {"games_end_pass_alive", static_cast<double>(stats.ended_by(GameEnd::kPassAlive))},
-          {"moves_after_first_pass_median", passed ? stats.MovesAfterFirstPass(0.5) : kNone},
-          {"moves_after_first_pass_p90", passed ? stats.MovesAfterFirstPass(0.9) : kNone},
-          {"mean_abs_final_score", stats.scored_games() > 0 ? stats.MeanAbsFinalScore() : kNone}};
+  return {
+      {"model_games", static_cast<double>(stats.games())},
+      {"games_end_passes", static_cast<double>(stats.ended_by(play::GameEnd::kPasses))},
+      {"games_end_move_cap", static_cast<double>(stats.ended_by(play::GameEnd::kMoveCap))},
+      {"games_end_resignation", static_cast<double>(stats.ended_by(play::GameEnd::kResignation))},
+      {"games_end_pass_alive", static_cast<double>(stats.ended_by(play::GameEnd::kPassAlive))},
+      {"moves_after_first_pass_median", passed ? stats.MovesAfterFirstPass(0.5) : kNone},
+      {"moves_after_first_pass_p90", passed ? stats.MovesAfterFirstPass(0.9) : kNone},
+      {"mean_abs_final_score", stats.scored_games() > 0 ? stats.MeanAbsFinalScore() : kNone}};
 }
 
 std::string FormatGameEnds(const GameEndStats& stats) {
   if (stats.games() == 0) return "";
-  std::string text = StrCat(
-      "games of this model ", stats.games(), ": ended by passes ", stats.ended_by(GameEnd::kPasses),
-      ", move cap ", stats.ended_by(GameEnd::kMoveCap), ", resignation ",
-      stats.ended_by(GameEnd::kResignation), ", pass-alive ", stats.ended_by(GameEnd::kPassAlive));
+  std::string text = StrCat("games of this model ", stats.games(), ": ended by passes ",
+                            stats.ended_by(play::GameEnd::kPasses), ", move cap ",
+                            stats.ended_by(play::GameEnd::kMoveCap), ", resignation ",
+                            stats.ended_by(play::GameEnd::kResignation), ", pass-alive ",
+                            stats.ended_by(play::GameEnd::kPassAlive));
   if (stats.games_with_pass() > 0) {
     text += StrCat("; moves after the first pass: median ", stats.MovesAfterFirstPass(0.5),
                    ", 90th percentile ", stats.MovesAfterFirstPass(0.9));

@@ -16,15 +16,15 @@
 #include <vector>
 
 #include "go/sgf.h"
-#include "pipeline/game_runner.h"
+#include "play/game_runner.h"
 
 namespace tengen::pipeline {
 
 class GameEndStats {
  public:
   // `moves_after_first_pass` -1: nobody passed. `final_score` is ignored for resignations.
-  void Add(GameEnd end, int moves_after_first_pass, double final_score);
-  void Add(const FinishedGame& game) {
+  void Add(play::GameEnd end, int moves_after_first_pass, double final_score);
+  void Add(const play::FinishedGame& game) {
     Add(game.end, game.moves_after_first_pass, game.final_score);
     passes_refused_ += game.passes_refused;
   }
@@ -35,7 +35,7 @@ class GameEndStats {
   bool AddRecord(const go::SgfRecord& record);
 
   int64_t games() const { return games_; }
-  int64_t ended_by(GameEnd end) const { return ends_[static_cast<size_t>(end)]; }
+  int64_t ended_by(play::GameEnd end) const { return ends_[static_cast<size_t>(end)]; }
   // Games in which somebody passed.
   int64_t games_with_pass() const { return with_pass_; }
   // Games that were scored (not resigned).

@@ -18,10 +18,10 @@
 #include "nn/batching.h"
 #include "pipeline/base_dir.h"
 #include "pipeline/heartbeat.h"
-#include "pipeline/net_leaf_evaluator.h"
-#include "pipeline/rules_config.h"
-#include "pipeline/selfplay_config.h"
 #include "pipeline/service.h"
+#include "play/game_options.h"
+#include "play/net_leaf_evaluator.h"
+#include "play/rules_config.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/option_table.h"
@@ -72,7 +72,7 @@ class ClientLeafEvaluator : public search::LeafEvaluator {
  private:
   nn::BatchingServer& server_;
   ActiveClient& client_;
-  NetLeafEvaluator leaf_;
+  play::NetLeafEvaluator leaf_;
 };
 
 class Gatekeeper {
@@ -109,29 +109,29 @@ class Gatekeeper {
 
   Outcome TestOne();
   // TestOne's steps (see their definitions).
-  std::optional<ModelInfo> ChooseCandidate(const std::vector<ModelInfo>& candidates,
-                                           const std::optional<ModelInfo>& best_model,
-                                           bool* stopped);
+  std::optional<play::ModelInfo> ChooseCandidate(const std::vector<play::ModelInfo>& candidates,
+                                                 const std::optional<play::ModelInfo>& best_model,
+                                                 bool* stopped);
   void LogMatchStart(const Match& match);
   std::string DecisionReason(const Match& match, bool accepted) const;
   void PlayMatch(Match& match);
   void GameThread(Match& match, uint64_t thread_seed);
   // The newest model of `models` that loads (set in *loaded), else the random net (*loaded
   // empty).
-  std::unique_ptr<nn::Evaluator> LoadBaseline(const std::vector<ModelInfo>& models,
-                                              std::optional<ModelInfo>* loaded);
+  std::unique_ptr<nn::Evaluator> LoadBaseline(const std::vector<play::ModelInfo>& models,
+                                              std::optional<play::ModelInfo>* loaded);
   // Entries of modelstobetested/ that are not directories are rejected (moved aside).
   void RejectPlainFiles();
   // Publishes the games (when there are any) and the record, then moves the candidate.
-  void Conclude(const ModelInfo& candidate, MatchRecord record, const std::string& sgf_text);
-  void RejectWithoutGames(const ModelInfo& candidate, const std::string& baseline,
+  void Conclude(const play::ModelInfo& candidate, MatchRecord record, const std::string& sgf_text);
+  void RejectWithoutGames(const play::ModelInfo& candidate, const std::string& baseline,
                           const std::string& reason);
-  void MoveCandidate(const ModelInfo& candidate, bool accepted);
+  void MoveCandidate(const play::ModelInfo& candidate, bool accepted);
   void Beat(const std::string& state, bool force, const Match* match);
   void LogProgress(const Match& match);
 
   const GatekeeperOptions& options_;
-  const GameParams game_params_;
+  const play::GameParams game_params_;
   Logger& logger_;
   StopToken stop_;
   SeedSource seeds_;
@@ -182,8 +182,8 @@ void Gatekeeper::GameThread(Match& match, uint64_t thread_seed) {
     ActiveClient client;
     ClientLeafEvaluator candidate_leaf(*match.candidate_server, rng, client);
     ClientLeafEvaluator baseline_leaf(*match.baseline_server, rng, client);
-    const Player candidate{&candidate_leaf, match.candidate};
-    const Player baseline{&baseline_leaf, match.baseline};
+    const play::Player candidate{&candidate_leaf, match.candidate};
+    const play::Player baseline{&baseline_leaf, match.baseline};
     const auto stop = [this, &match] {
       return stop_.stop_requested() || match.decided.load() || match.failed.load();
     };
@@ -196,9 +196,9 @@ void Gatekeeper::GameThread(Match& match, uint64_t thread_seed) {
       }
       // Alternating colours: the candidate is black in even-numbered games.
       const bool candidate_black = index % 2 == 0;
-      FinishedGame game;
-      if (!PlayGame(game_params_, candidate_black ? candidate : baseline,
-                    candidate_black ? baseline : candidate, seeds_.NextSeed(), stop, &game))
+      play::FinishedGame game;
+      if (!play::PlayGame(game_params_, candidate_black ? candidate : baseline,
+                          candidate_black ? baseline : candidate, seeds_.NextSeed(), stop, &game))
         break;  // stopped or decided: the game in flight is dropped
       const go::Color candidate_color = candidate_black ? go::Color::kBlack : go::Color::kWhite;
       std::lock_guard<std::mutex> lock(match.mutex);
@@ -265,13 +265,13 @@ void Gatekeeper::PlayMatch(Match& match) {
   if (monitor_error) std::rethrow_exception(monitor_error);
 }
 
-std::unique_ptr<nn::Evaluator> Gatekeeper::LoadBaseline(const std::vector<ModelInfo>& models,
-                                                        std::optional<ModelInfo>* loaded) {
+std::unique_ptr<nn::Evaluator> Gatekeeper::LoadBaseline(const std::vector<play::ModelInfo>& models,
+                                                        std::optional<play::ModelInfo>* loaded) {
   loaded->reset();
-  for (const ModelInfo& model : models) {
+  for (const play::ModelInfo& model : models) {
     try {
       std::unique_ptr<nn::Evaluator> evaluator =
-          MakeEvaluator(model, game_params_.pos_len, options_.device, options_.load_model);
+          play::MakeEvaluator(model, game_params_.pos_len, options_.device, options_.load_model);
       *loaded = model;
       return evaluator;
     } catch (const ConfigError&) {
@@ -282,10 +282,11 @@ std::unique_ptr<nn::Evaluator> Gatekeeper::LoadBaseline(const std::vector<ModelI
     }
   }
   if (!models.empty()) logger_.Error("no model in models/ loads: the baseline is the random net");
-  return MakeEvaluator(std::nullopt, game_params_.pos_len, options_.device, options_.load_model);
+  return play::MakeEvaluator(std::nullopt, game_params_.pos_len, options_.device,
+                             options_.load_model);
 }
 
-void Gatekeeper::MoveCandidate(const ModelInfo& candidate, bool accepted) {
+void Gatekeeper::MoveCandidate(const play::ModelInfo& candidate, bool accepted) {
   const std::string dir =
       accepted ? ModelsDir(options_.base_dir) : RejectedModelsDir(options_.base_dir);
   EnsureDirectory(dir);
@@ -307,7 +308,7 @@ void Gatekeeper::MoveCandidate(const ModelInfo& candidate, bool accepted) {
     throw IoError("cannot rename " + candidate.path + " to " + target + ": " + error.message());
 }
 
-void Gatekeeper::Conclude(const ModelInfo& candidate, MatchRecord record,
+void Gatekeeper::Conclude(const play::ModelInfo& candidate, MatchRecord record,
                           const std::string& sgf_text) {
   const std::string dir = Join(GatekeeperSgfDir(options_.base_dir), candidate.name);
   const std::string stem = UniqueFileStem();
@@ -322,7 +323,7 @@ void Gatekeeper::Conclude(const ModelInfo& candidate, MatchRecord record,
   MoveCandidate(candidate, record.accepted);
 }
 
-void Gatekeeper::RejectWithoutGames(const ModelInfo& candidate, const std::string& baseline,
+void Gatekeeper::RejectWithoutGames(const play::ModelInfo& candidate, const std::string& baseline,
                                     const std::string& reason) {
   logger_.Info("rejecting " + candidate.name + " without games: " + reason);
   MatchRecord record;
@@ -341,7 +342,7 @@ void Gatekeeper::RejectWithoutGames(const ModelInfo& candidate, const std::strin
 void Gatekeeper::RejectPlainFiles() {
   const std::string dir = ModelsToBeTestedDir(options_.base_dir);
   for (const std::string& name : ListPublished(dir)) {
-    ModelInfo entry;
+    play::ModelInfo entry;
     entry.name = name;
     entry.path = Join(dir, name);
     boost::system::error_code error;
@@ -353,11 +354,11 @@ void Gatekeeper::RejectPlainFiles() {
 // The oldest candidate (`candidates` is newest first) that is newer than the best model and
 // whose name is free in models/; the others are rejected without games on the way. nullopt
 // when none is left, or when a stop is requested (*stopped).
-std::optional<ModelInfo> Gatekeeper::ChooseCandidate(const std::vector<ModelInfo>& candidates,
-                                                     const std::optional<ModelInfo>& best_model,
-                                                     bool* stopped) {
+std::optional<play::ModelInfo> Gatekeeper::ChooseCandidate(
+    const std::vector<play::ModelInfo>& candidates,
+    const std::optional<play::ModelInfo>& best_model, bool* stopped) {
   const std::string best = best_model ? best_model->name : std::string(kRandomModelName);
-  std::optional<ModelInfo> chosen;
+  std::optional<play::ModelInfo> chosen;
   // Oldest first: the list is newest first.
   for (auto it = candidates.rbegin(); it != candidates.rend() && !chosen; ++it) {
     if (stop_.stop_requested()) {
@@ -413,20 +414,21 @@ std::string Gatekeeper::DecisionReason(const Match& match, bool accepted) const 
 
 Gatekeeper::Outcome Gatekeeper::TestOne() {
   RejectPlainFiles();
-  const std::vector<ModelInfo> candidates =
-      ListModelsNewestFirst(ModelsToBeTestedDir(options_.base_dir));
+  const std::vector<play::ModelInfo> candidates =
+      play::ListModelsNewestFirst(ModelsToBeTestedDir(options_.base_dir));
   if (candidates.empty()) return Outcome::kNothingToTest;
   if (!options_.load_model)
     throw Error("candidates found in " + ModelsToBeTestedDir(options_.base_dir) +
                 ", but this binary was built without libtorch and cannot run a net");
   // The best model is the newest in models/ that loads: a broken newest model (a truncated
   // copy) must not make every candidate look old.
-  const std::vector<ModelInfo> models = ListModelsNewestFirst(ModelsDir(options_.base_dir));
-  std::optional<ModelInfo> best_model;
+  const std::vector<play::ModelInfo> models =
+      play::ListModelsNewestFirst(ModelsDir(options_.base_dir));
+  std::optional<play::ModelInfo> best_model;
   std::unique_ptr<nn::Evaluator> baseline_eval = LoadBaseline(models, &best_model);
   const std::string best = best_model ? best_model->name : std::string(kRandomModelName);
   bool stopped = false;
-  const std::optional<ModelInfo> chosen = ChooseCandidate(candidates, best_model, &stopped);
+  const std::optional<play::ModelInfo> chosen = ChooseCandidate(candidates, best_model, &stopped);
   if (stopped) return Outcome::kStopped;
   if (!chosen) return Outcome::kNothingToTest;
   testing_ = chosen->name;
@@ -434,7 +436,7 @@ Gatekeeper::Outcome Gatekeeper::TestOne() {
   std::unique_ptr<nn::Evaluator> candidate_eval;
   try {
     candidate_eval =
-        MakeEvaluator(*chosen, game_params_.pos_len, options_.device, options_.load_model);
+        play::MakeEvaluator(*chosen, game_params_.pos_len, options_.device, options_.load_model);
   } catch (const ConfigError&) {
     throw;
   } catch (const Error& e) {
@@ -487,7 +489,7 @@ Gatekeeper::Outcome Gatekeeper::TestOne() {
 GatekeeperStats Gatekeeper::Run() {
   TENGEN_CHECK(options_.games > 0, "games must be positive");
   TENGEN_CHECK(options_.num_game_threads > 0, "num_game_threads must be positive");
-  CheckBoardSizes(game_params_);
+  play::CheckBoardSizes(game_params_);
   // Created up front, race-safe, so that selfplay processes never race to create it.
   EnsureDirectory(SelfplayDir(options_.base_dir));
   EnsureDirectory(ModelsToBeTestedDir(options_.base_dir));

@@ -3,7 +3,7 @@
 // freshly exported net is good enough to become the net selfplay uses.
 //
 // Choosing. Every pass lists modelstobetested/ and models/ in the model registry's order
-// (samples s<N> in the name, then modification time, then name; pipeline/model_registry.h).
+// (samples s<N> in the name, then modification time, then name; play/model_registry.h).
 // A candidate whose samples are not above those of the newest model in models/ is older than
 // the best and is rejected without games. Of the rest, the oldest is tested first, so queued
 // candidates are tested in training order. (KataGo tests the newest candidate by mtime and
@@ -15,7 +15,7 @@
 // device) is fatal.
 //
 // The match. Up to `games` games, the candidate black in even-numbered games and white in the
-// others, played by num_game_threads threads through pipeline::PlayGame, each player with its
+// others, played by num_game_threads threads through play::PlayGame, each player with its
 // own search tree. Each model runs in its own nn::BatchingServer on `device`; a game thread
 // is registered as a client of the server whose player is searching, so a batch runs as soon
 // as every thread searching with that model has submitted. Games are decided by Tromp-Taylor
@@ -46,9 +46,9 @@
 #include <string>
 
 #include "pipeline/elo.h"
-#include "pipeline/game_runner.h"
 #include "pipeline/gatekeeper_rules.h"
-#include "pipeline/model_registry.h"
+#include "play/game_runner.h"
+#include "play/model_registry.h"
 #include "util/config.h"
 #include "util/log.h"
 #include "util/signals.h"

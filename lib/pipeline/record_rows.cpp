@@ -10,7 +10,7 @@
 #include "go/sgf_game.h"
 #include "nn/features.h"
 #include "pipeline/base_dir.h"
-#include "pipeline/game_runner.h"
+#include "play/game_runner.h"
 #include "util/error.h"
 #include "util/publish.h"
 #include "util/text.h"
@@ -21,7 +21,7 @@ namespace {
 // The row of `state` (its side to move about to play `move`): the position, the move played as
 // the policy target, no ownership target; the outcome is SetOutcome's.
 data::TrainingRow MoveRow(const go::GameState& state, go::Loc move, int pos_len, int64_t game_id) {
-  data::TrainingRow row = PositionRow(state, pos_len, game_id);
+  data::TrainingRow row = play::PositionRow(state, pos_len, game_id);
   row.policy[nn::PolicyIndex(move, state.size(), pos_len)] = 1.0f;
   row.ownership.assign(static_cast<size_t>(pos_len) * pos_len, 0);
   row.ownership_weight = 0;

@@ -20,12 +20,13 @@
 #include "nn/batching.h"
 #include "nn/features.h"
 #include "pipeline/base_dir.h"
-#include "pipeline/fiber_pool.h"
 #include "pipeline/game_end_stats.h"
 #include "pipeline/heartbeat.h"
-#include "pipeline/net_leaf_evaluator.h"
 #include "pipeline/service.h"
 #include "pipeline/shard_sink.h"
+#include "play/fiber_pool.h"
+#include "play/game_options.h"
+#include "play/net_leaf_evaluator.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/publish.h"
@@ -74,21 +75,23 @@ class SelfplayRunner {
   bool DropGames() const { return failed_.load() || drop_games_.load(); }
   bool ClaimGame();
   // One game slot: plays games on its fiber until the epoch retires or selfplay stops.
-  void GameSlot(Epoch& epoch, nn::BatchingServer& server, uint64_t slot_seed, FiberTask& fiber);
+  void GameSlot(Epoch& epoch, nn::BatchingServer& server, uint64_t slot_seed,
+                play::FiberTask& fiber);
   // Past a stop request: drops the games in flight once they have had finish_games_seconds
   // (or at once on an urgent stop). Monitor thread.
   void WatchStop();
   // One evaluator per device for `model` (the random net when nullopt); throws ConfigError
   // when a net's pos_len is smaller than the largest board.
-  std::vector<std::unique_ptr<nn::Evaluator>> MakeEvaluators(const std::optional<ModelInfo>& model);
+  std::vector<std::unique_ptr<nn::Evaluator>> MakeEvaluators(
+      const std::optional<play::ModelInfo>& model);
   // Whether `model` failed to load and is not due for another try: same directory mtime and
   // less than model_retry_interval ago.
-  bool RecentlyFailed(const ModelInfo& model) const;
+  bool RecentlyFailed(const play::ModelInfo& model) const;
   // Walks `models` (newest first) up to `current` (exclusive) and returns the evaluators of the
   // first that loads; empty when none does. Models that fail are logged and remembered
   // (RecentlyFailed skips them). At start-up (`startup`) a ConfigError is rethrown: a bad
   // device or a too small pos_len is the user's and would fail every model.
-  std::vector<std::unique_ptr<nn::Evaluator>> LoadNewest(const std::vector<ModelInfo>& models,
+  std::vector<std::unique_ptr<nn::Evaluator>> LoadNewest(const std::vector<play::ModelInfo>& models,
                                                          const std::string& current, bool startup);
   // The evaluators to start with: the newest model that loads, else the random net.
   std::vector<std::unique_ptr<nn::Evaluator>> LoadAtStartup();
@@ -164,16 +167,16 @@ bool SelfplayRunner::ClaimGame() {
 }
 
 void SelfplayRunner::GameSlot(Epoch& epoch, nn::BatchingServer& server, uint64_t slot_seed,
-                              FiberTask& fiber) {
+                              play::FiberTask& fiber) {
   try {
     Rng rng(slot_seed);
-    NetLeafEvaluator leaf(server, rng, /*random_symmetry=*/true, &fiber);
+    play::NetLeafEvaluator leaf(server, rng, /*random_symmetry=*/true, &fiber);
     server.AddClient();
     struct ClientGuard {
       nn::BatchingServer& server;
       ~ClientGuard() { server.RemoveClient(); }
     } client_guard{server};
-    const Player player{&leaf, server.model_name()};
+    const play::Player player{&leaf, server.model_name()};
     const auto drop = [this] { return DropGames(); };
     while (!StopNow() && !epoch.retire.load()) {
       // Too many rows could not be published: wait for the monitor's retries to succeed.
@@ -182,8 +185,8 @@ void SelfplayRunner::GameSlot(Epoch& epoch, nn::BatchingServer& server, uint64_t
         continue;
       }
       if (!ClaimGame()) break;
-      FinishedGame game;
-      if (!PlayGame(options_.game, player, player, seeds_.NextSeed(), drop, &game)) {
+      play::FinishedGame game;
+      if (!play::PlayGame(options_.game, player, player, seeds_.NextSeed(), drop, &game)) {
         ++games_dropped_;
         break;
       }
@@ -224,15 +227,15 @@ void SelfplayRunner::WatchStop() {
 }
 
 std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::MakeEvaluators(
-    const std::optional<ModelInfo>& model) {
+    const std::optional<play::ModelInfo>& model) {
   std::vector<std::unique_ptr<nn::Evaluator>> evaluators;
   for (const std::string& device : options_.devices) {
-    if (device == kSimulatedDevice) {
+    if (device == play::kSimulatedDevice) {
       evaluators.push_back(std::make_unique<nn::SimulatedDeviceEvaluator>(options_.game.pos_len,
                                                                           options_.sim_timing));
     } else {
       evaluators.push_back(
-          MakeEvaluator(model, options_.game.pos_len, device, options_.load_model));
+          play::MakeEvaluator(model, options_.game.pos_len, device, options_.load_model));
     }
   }
   for (const auto& evaluator : evaluators)
@@ -243,15 +246,15 @@ std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::MakeEvaluators(
   return evaluators;
 }
 
-bool SelfplayRunner::RecentlyFailed(const ModelInfo& model) const {
+bool SelfplayRunner::RecentlyFailed(const play::ModelInfo& model) const {
   const auto it = failed_models_.find(model.name);
   return it != failed_models_.end() && it->second.mtime == model.mtime &&
          Clock::now() - it->second.when < options_.model_retry_interval;
 }
 
 std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::LoadNewest(
-    const std::vector<ModelInfo>& models, const std::string& current, bool startup) {
-  for (const ModelInfo& model : models) {
+    const std::vector<play::ModelInfo>& models, const std::string& current, bool startup) {
+  for (const play::ModelInfo& model : models) {
     if (model.name == current) break;  // nothing newer than the current model loads
     if (RecentlyFailed(model)) continue;
     logger_.Info("model " + model.name + ": loading");
@@ -275,7 +278,7 @@ std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::LoadNewest(
 }
 
 std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::LoadAtStartup() {
-  const std::vector<ModelInfo> models = ListModelsNewestFirst(options_.models_dir);
+  const std::vector<play::ModelInfo> models = play::ListModelsNewestFirst(options_.models_dir);
   if (simulated_) {
     if (!models.empty())
       logger_.Warning("devices = sim: the stand-in GPU answers as the random net; the models in " +
@@ -295,9 +298,9 @@ std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::LoadAtStartup() {
 std::vector<std::unique_ptr<nn::Evaluator>> SelfplayRunner::CheckForNewModel(
     const std::string& current) {
   if (simulated_) return {};
-  std::vector<ModelInfo> models;
+  std::vector<play::ModelInfo> models;
   try {
-    models = ListModelsNewestFirst(options_.models_dir);
+    models = play::ListModelsNewestFirst(options_.models_dir);
   } catch (const Error& e) {
     logger_.Warning(std::string("cannot look for new models: ") + e.what());
     return {};
@@ -459,13 +462,13 @@ void SelfplayRunner::StartGameThreads(Epoch& epoch, std::vector<std::thread>* th
   const int num_slots = options_.num_game_threads;
   const int num_threads = SearchThreads(options_);
   // Slot i's seed is the i-th draw, whatever the thread count.
-  std::vector<std::vector<std::function<void(FiberTask&)>>> bodies(
+  std::vector<std::vector<std::function<void(play::FiberTask&)>>> bodies(
       static_cast<size_t>(num_threads));
   for (int i = 0; i < num_slots; ++i) {
     const uint64_t slot_seed = seeds_.NextSeed();
     nn::BatchingServer& server = *epoch.servers[static_cast<size_t>(i % num_servers)];
     bodies[static_cast<size_t>(i % num_threads)].push_back(
-        [this, &epoch, &server, slot_seed](FiberTask& fiber) {
+        [this, &epoch, &server, slot_seed](play::FiberTask& fiber) {
           GameSlot(epoch, server, slot_seed, fiber);
         });
   }
@@ -474,7 +477,7 @@ void SelfplayRunner::StartGameThreads(Epoch& epoch, std::vector<std::thread>* th
     try {
       threads->emplace_back([this, &epoch, work = std::move(thread_bodies)]() mutable {
         try {
-          RunFibers(std::move(work));
+          play::RunFibers(std::move(work));
         } catch (const std::exception& e) {
           // Slots catch their own errors; this is the fibers' machinery failing (no memory
           // for a stack, say).
@@ -572,7 +575,7 @@ bool SelfplayRunner::EndEpoch(Epoch& epoch, const std::exception_ptr& monitor_er
 }
 
 SelfplayStats SelfplayRunner::Run() {
-  const GameParams& game = options_.game;
+  const play::GameParams& game = options_.game;
   TENGEN_CHECK(options_.num_game_threads > 0, "num_game_threads must be positive");
   TENGEN_CHECK(options_.max_rows_per_file > 0, "max_rows_per_file must be positive");
   TENGEN_CHECK(options_.max_shard_age_seconds > 0, "max_shard_age_seconds must be positive");
@@ -580,11 +583,11 @@ SelfplayStats SelfplayRunner::Run() {
   TENGEN_CHECK(static_cast<int>(options_.devices.size()) <= options_.num_game_threads,
                "devices must not outnumber num_game_threads");
   TENGEN_CHECK(options_.num_search_threads >= 0, "num_search_threads must not be negative");
-  simulated_ = options_.devices.front() == kSimulatedDevice;
+  simulated_ = options_.devices.front() == play::kSimulatedDevice;
   for (const std::string& device : options_.devices)
-    if ((device == kSimulatedDevice) != simulated_)
+    if ((device == play::kSimulatedDevice) != simulated_)
       throw ConfigError("devices: sim (the stand-in GPU) cannot be mixed with real devices");
-  const int max_size = CheckBoardSizes(game);
+  const int max_size = play::CheckBoardSizes(game);
   const data::RowShape shape{game.pos_len, nn::kNumSpatialFeatures, nn::kNumGlobalFeatures,
                              nn::kFeatureVersion};
   // The process's first shard is shorter by a uniform random amount (see selfplay.h).

@@ -4,8 +4,8 @@
 // the base directory, until stopped or until --max-games-total games have been started.
 //
 // Threads. num_game_threads games are in flight, each a game slot that plays one game after
-// another (pipeline/game_runner.h) with its own search trees and Rng. The slots run on fibers
-// (pipeline/fiber_pool.h), slot i on search thread i % num_search_threads: a game that waits
+// another (play/game_runner.h) with its own search trees and Rng. The slots run on fibers
+// (play/fiber_pool.h), slot i on search thread i % num_search_threads: a game that waits
 // for the net suspends and its thread plays the next one, so thousands of games cost no more
 // per evaluation than a few. Every entry of `devices` gets its own evaluator (one LoadModel
 // call each; the random net when there is no model) inside its own nn::BatchingServer, whose
@@ -39,7 +39,7 @@
 // retried the same way while the next one plays; on the way out each gets one last try, and
 // RunSelfplay throws Error naming the rows it could not publish.
 //
-// Models. At start-up selfplay plays the newest model that loads (pipeline/model_registry.h):
+// Models. At start-up selfplay plays the newest model that loads (play/model_registry.h):
 // a model that fails to load is logged and the next older one tried, down to the random net
 // when none loads, so a broken newest model does not stop every restart. A ConfigError (bad
 // device, net pos_len smaller than the largest board) and a model without a LoadModel hook
@@ -65,8 +65,8 @@
 #include <vector>
 
 #include "nn/evaluator.h"
-#include "pipeline/game_runner.h"
-#include "pipeline/model_registry.h"
+#include "play/game_runner.h"
+#include "play/model_registry.h"
 #include "util/log.h"
 #include "util/signals.h"
 
@@ -75,7 +75,7 @@ namespace tengen::pipeline {
 struct SelfplayOptions {
   std::string base_dir;    // data goes to <base_dir>/selfplay/<model>, status to <base>/status
   std::string models_dir;  // where nets appear; normally <base_dir>/models
-  GameParams game;         // board sizes, komi, rules, search, playout cap, pos_len
+  play::GameParams game;   // board sizes, komi, rules, search, playout cap, pos_len
   // Games in flight (the key keeps its old name: each game had a thread of its own; they now
   // run on fibers, num_search_threads threads sharing them).
   int num_game_threads = 16;
@@ -110,7 +110,7 @@ struct SelfplayOptions {
   std::chrono::milliseconds log_interval{30000};
   std::chrono::milliseconds heartbeat_interval{5000};
   // How to run a model from models/ (model_registry.h). Empty: only the random net works.
-  LoadModel load_model;
+  play::LoadModel load_model;
 };
 
 struct SelfplayStats {
@@ -124,9 +124,6 @@ struct SelfplayStats {
 };
 
 SelfplayStats RunSelfplay(const SelfplayOptions& options, Logger& logger, StopToken stop);
-
-// The device name of the stand-in GPU (nn::SimulatedDeviceEvaluator).
-inline constexpr char kSimulatedDevice[] = "sim";
 
 // The threads that run the games: num_search_threads, or one per core when that is 0; never
 // more than num_game_threads.

@@ -76,15 +76,4 @@ uint32_t SeedSource::Uniform(uint32_t n) {
   return rng_.Uniform(n);
 }
 
-void CheckBoardFits(int size, int pos_len) {
-  if (size > pos_len) throw ConfigError(StrCat("board size ", size, " exceeds pos_len ", pos_len));
-}
-
-int CheckBoardSizes(const GameParams& game) {
-  int max_size = 0;
-  for (const auto& size : game.board_sizes) max_size = std::max(max_size, size.first);
-  CheckBoardFits(max_size, game.pos_len);
-  return max_size;
-}
-
 }  // namespace tengen::pipeline

@@ -2,8 +2,8 @@
 // What the five long-running programs (selfplay, shuffler, trainer, exporter, gatekeeper) do the
 // same way, written once: their start (signals, log file, start-up message), a heartbeat whose
 // failures are warnings, a wait that a stop request cuts short, the loop of a program that works in
-// passes, the master seed and the seeds drawn from it, and the check that the boards fit the nets'
-// input. No libtorch here: the trainer uses it from pipeline/torch, the others from pipeline.
+// passes, the master seed and the seeds drawn from it. No libtorch here: the trainer uses it from
+// pipeline/torch, the others from pipeline.
 
 #include <chrono>
 #include <cstdint>
@@ -12,7 +12,6 @@
 #include <mutex>
 #include <string>
 
-#include "pipeline/game_runner.h"
 #include "pipeline/heartbeat.h"
 #include "util/config.h"
 #include "util/log.h"
@@ -103,10 +102,5 @@ class SeedSource {
   std::mutex mutex_;
   Rng rng_;
 };
-
-// Throws ConfigError when a board of `size` does not fit a net input of pos_len x pos_len.
-void CheckBoardFits(int size, int pos_len);
-// The largest of game.board_sizes, after checking that it fits game.pos_len (CheckBoardFits).
-int CheckBoardSizes(const GameParams& game);
 
 }  // namespace tengen::pipeline

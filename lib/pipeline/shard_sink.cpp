@@ -32,7 +32,7 @@ ShardSink::ShardSink(const std::string& base_dir, std::string model, data::RowSh
   }
 }
 
-void ShardSink::Add(const FinishedGame& game) {
+void ShardSink::Add(const play::FinishedGame& game) {
   std::vector<Ready> ready;
   {
     std::lock_guard<std::mutex> lock(mutex_);

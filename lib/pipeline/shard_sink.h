@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "data/training_rows.h"
-#include "pipeline/game_runner.h"
+#include "play/game_runner.h"
 #include "util/log.h"
 
 namespace tengen::pipeline {
@@ -36,7 +36,7 @@ class ShardSink {
   ShardSink(const std::string& base_dir, std::string model, data::RowShape shape, int first_target,
             int max_rows, int64_t max_failed_rows, Logger& logger, PublishCounters& counters);
 
-  void Add(const FinishedGame& game);
+  void Add(const play::FinishedGame& game);
   // Publishes the partial shard when its oldest game finished max_age ago or more, and retries
   // the shards that failed once retry_interval has passed since the last failure.
   void PublishIfOld(Clock::duration max_age, Clock::duration retry_interval);

@@ -60,11 +60,6 @@ struct ShuffleOptions {
   std::chrono::milliseconds heartbeat_interval{5000};
 };
 
-// Declares the shuffler's option keys; ShuffleOptionsFromConfig reads them (ConfigError when
-// output_dir is missing).
-void DeclareShuffleOptions(ConfigSpec& spec);
-ShuffleOptions ShuffleOptionsFromConfig(const Config& config);
-
 // KataGo's taper: min_rows + expand * ((N - min_rows + scale)^exp - scale^exp) /
 // (exp * scale^(exp-1)). For N <= min_rows it is min_rows.
 double DesiredWindowRows(double total_rows, double min_rows, double exponent, double expand,

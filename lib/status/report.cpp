@@ -13,7 +13,7 @@
 #include "match/ladder.h"
 #include "pipeline/base_dir.h"
 #include "pipeline/game_end_stats.h"
-#include "pipeline/model_registry.h"
+#include "play/model_registry.h"
 #include "status/report_data.h"
 #include "status/status_format.h"
 #include "util/log.h"

@@ -12,7 +12,7 @@
 #include "match/ladder.h"
 #include "pipeline/base_dir.h"
 #include "pipeline/game_end_stats.h"
-#include "pipeline/model_registry.h"
+#include "play/model_registry.h"
 #include "util/log.h"
 #include "util/publish.h"
 
@@ -215,17 +215,17 @@ json GameEndsData(const std::vector<DataFile>& sgfs, const RunModels& run,
     const auto it = by_model.find(name);
     if (it == by_model.end() || it->second.games() == 0) continue;
     const pipeline::GameEndStats& s = it->second;
-    const auto share = [&](pipeline::GameEnd end) {
+    const auto share = [&](play::GameEnd end) {
       return static_cast<double>(s.ended_by(end)) / static_cast<double>(s.games());
     };
     const bool passed = s.games_with_pass() > 0;
     rows.push_back(
         {{"model", name},
          {"games", s.games()},
-         {"passes", share(pipeline::GameEnd::kPasses)},
-         {"move_cap", share(pipeline::GameEnd::kMoveCap)},
-         {"resignation", share(pipeline::GameEnd::kResignation)},
-         {"pass_alive", share(pipeline::GameEnd::kPassAlive)},
+         {"passes", share(play::GameEnd::kPasses)},
+         {"move_cap", share(play::GameEnd::kMoveCap)},
+         {"resignation", share(play::GameEnd::kResignation)},
+         {"pass_alive", share(play::GameEnd::kPassAlive)},
          {"after_first_pass_median", passed ? json(s.MovesAfterFirstPass(0.5)) : json()},
          {"after_first_pass_p90", passed ? json(s.MovesAfterFirstPass(0.9)) : json()},
          {"mean_abs_final_score", s.scored_games() > 0 ? json(s.MeanAbsFinalScore()) : json()}});
@@ -274,7 +274,7 @@ json EloData(const RunStatus& status, const std::vector<GatingRecord>& records,
   // directory may have been removed since it was rated).
   const auto is_model = [&](const std::string& name) {
     int64_t samples = 0, rows = 0;
-    return run.time.count(name) > 0 || pipeline::ParseModelName(name, &samples, &rows);
+    return run.time.count(name) > 0 || play::ParseModelName(name, &samples, &rows);
   };
   json models = json::array();
   json anchors = json::array();

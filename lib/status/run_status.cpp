@@ -13,7 +13,6 @@
 #include "pipeline/base_dir.h"
 #include "status/status_format.h"
 #include "util/error.h"
-#include "util/option_table.h"
 #include "util/publish.h"
 #include "util/text.h"
 
@@ -246,70 +245,8 @@ void AddWarnings(RunStatus& s) {
 
 }  // namespace
 
-namespace {
-
-// base_dir is read by BaseDirFromArguments (it may come as the argument instead).
-OptionTable<StatusOptions> StatusOptionTable() {
-  using O = StatusOptions;
-  return OptionTable<O>()
-      .Custom(
-          [](ConfigSpec& spec, const O&) {
-            spec.String("base_dir", "", "the run's base directory (or give it as the argument)");
-          },
-          {})
-      .Double("stale_seconds", &O::stale_seconds, 1, 1e9,
-              "a heartbeat older than this many seconds is stale (programs beat every few s)")
-      .Double("no_data_minutes", &O::no_data_minutes, 0, 1e9,
-              "warn when the newest selfplay shard is older than this (0: never)")
-      .Double("min_free_gb", &O::min_free_gb, 0, 1e9,
-              "warn when the base directory's filesystem has less free space (GB, 1e9 bytes)")
-      .Double("min_free_percent", &O::min_free_percent, 0, 100,
-              "warn when less than this share of the filesystem is free")
-      .Int("rising_loss_epochs", &O::rising_loss_epochs, 0, 1000,
-           "warn when loss_total rose strictly over this many epochs in a row (0 or 1: never)")
-      .Double("forget_hours", &O::forget_hours, 0.001, 1e9,
-              "heartbeats older than this are counted, not listed")
-      .Bool("count_rows", &O::count_rows,
-            "count the rows of shards whose names do not say them (older versions) from their "
-            "npy headers (false: their rows are not counted)")
-      .Int("max_listed", &O::max_listed, 0, 1000000000,
-           "in the text, list at most this many processes per program and condition, selfplay "
-           "hosts and warnings of one kind; the others are counted (0: list all; --json lists "
-           "all)")
-      .String("ladder", &O::ladder_file, "Elo ladder file (\"\": <base>/ladder/ladder.json)");
-}
-
-}  // namespace
-
-void DeclareStatusOptions(ConfigSpec& spec) { StatusOptionTable().Declare(spec); }
-
-StatusOptions StatusOptionsFromConfig(const Config& config) {
-  StatusOptions o;
-  StatusOptionTable().Read(config, &o);
-  return o;
-}
-
-std::optional<std::string> ParseStatusCommandLine(const ConfigSpec& spec, int argc,
-                                                  const char* const argv[], Config& config,
-                                                  std::ostream& help_out) {
-  const CommandLine command_line = ParseCommandLine(spec, argc, argv, config, true);
-  if (AnswerHelpOrPrintConfig(spec, command_line, config, help_out)) return std::nullopt;
-  return BaseDirFromArguments(config, command_line.positional);
-}
-
 double NowSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-std::string BaseDirFromArguments(const Config& config, const std::vector<std::string>& positional) {
-  if (positional.size() > 1)
-    throw ConfigError(StrCat("one base directory expected, got ", positional.size(), " arguments"));
-  const std::string key = config.GetString("base_dir");
-  if (!positional.empty() && !key.empty() && positional[0] != key)
-    throw ConfigError("base_dir: " + key + " disagrees with the argument " + positional[0]);
-  const std::string base = positional.empty() ? key : positional[0];
-  if (base.empty()) throw ConfigError("base_dir: give the run's base directory (BASE)");
-  return base;
 }
 
 RunStatus CollectStatus(const std::string& base, const StatusOptions& options, double now) {

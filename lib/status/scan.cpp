@@ -14,7 +14,7 @@
 
 #include "data/training_rows.h"
 #include "pipeline/base_dir.h"
-#include "pipeline/model_registry.h"
+#include "play/model_registry.h"
 #include "status/note_limiter.h"
 #include "util/error.h"
 #include "util/publish.h"
@@ -397,7 +397,7 @@ std::vector<ModelEntry> ListModelDirs(const std::string& dir, std::vector<std::s
     ModelEntry m;
     m.name = name;
     m.path = dir + "/" + name;
-    if (!pipeline::ParseModelName(name, &m.samples, &m.rows)) m.samples = m.rows = 0;
+    if (!play::ParseModelName(name, &m.samples, &m.rows)) m.samples = m.rows = 0;
     if (times == ModelTimes::kAll) {
       if (const std::optional<FileStat> st = Lstat(m.path)) m.time = st->mtime;
       ReadModelTime(&m, &limiter);

@@ -3,7 +3,7 @@
 // waits for the net suspends itself instead of blocking its thread. Search code stays plain
 // synchronous C++ (a leaf evaluation is a function call that returns the answer), so the same
 // game seed gives the same moves whether the game runs on a thread or on a fiber; only the
-// hand-off to the net changes (pipeline/fiber_pool.h, nn/batching.h).
+// hand-off to the net changes (play/fiber_pool.h, nn/batching.h).
 //
 // A fiber is resumed by the thread that created it and suspends itself from inside; it never
 // moves between threads. Its body must run to the end before the fiber is destroyed (objects on

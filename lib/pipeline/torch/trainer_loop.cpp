@@ -22,9 +22,9 @@
 #include "pipeline/checkpoints.h"
 #include "pipeline/heartbeat.h"
 #include "pipeline/service.h"
-#include "pipeline/torch/torch_loader.h"
 #include "pipeline/torch/trainer_outputs.h"
 #include "pipeline/train_data.h"
+#include "play/torch/torch_loader.h"
 #include "util/checksum.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -204,7 +204,8 @@ void TrainerLoop::Start() {
   const nn::DistributedConfig dist = nn::DistributedConfigFromEnvironment(o_.rendezvous_file);
   nn::TrainerOptions net_options = o_.net;
   net_options.device = nn::RankDevice(o_.net.device, dist);
-  net_options.precision = ResolvePrecision(o_.net.precision, net_options.device, /*training=*/true);
+  net_options.precision =
+      play::ResolvePrecision(o_.net.precision, net_options.device, /*training=*/true);
   if (net_options.intra_op_threads == 0 && net_options.device == "cpu") {
     net_options.intra_op_threads =
         CpuTrainThreads(std::thread::hardware_concurrency(), dist.local_world_size);

@@ -20,7 +20,7 @@
 
 #include "nn/evaluator.h"
 
-namespace tengen::pipeline {
+namespace tengen::play {
 
 struct ModelInfo {
   std::string name;  // the directory name, which is the model's name
@@ -59,4 +59,4 @@ using LoadModel = std::function<std::unique_ptr<nn::Evaluator>(const ModelInfo& 
 std::unique_ptr<nn::Evaluator> MakeEvaluator(const std::optional<ModelInfo>& model, int pos_len,
                                              const std::string& device, const LoadModel& load);
 
-}  // namespace tengen::pipeline
+}  // namespace tengen::play

@@ -1,4 +1,4 @@
-#include "pipeline/game_runner.h"
+#include "play/game_runner.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,11 +10,10 @@
 #include "go/sgf_game.h"
 #include "go/symmetry.h"
 #include "nn/features.h"
-#include "pipeline/service.h"
 #include "util/error.h"
 #include "util/text.h"
 
-namespace tengen::pipeline {
+namespace tengen::play {
 namespace {
 
 template <typename T>
@@ -178,7 +177,7 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
               const std::function<bool()>& stop, FinishedGame* game) {
   Rng rng(seed);
   const int size = DrawWeighted(params.board_sizes, rng);
-  CheckBoardFits(size, params.pos_len);
+  nn::CheckBoardFits(size, params.pos_len);
   go::Rules rules = params.rules;
   rules.komi = DrawWeighted(params.komis, rng);
   const int max_moves = static_cast<int>(std::ceil(params.max_moves_per_area * size * size));
@@ -241,4 +240,4 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
   return true;
 }
 
-}  // namespace tengen::pipeline
+}  // namespace tengen::play

@@ -1,4 +1,4 @@
-#include "pipeline/model_registry.h"
+#include "play/model_registry.h"
 
 #include <algorithm>
 #include <boost/filesystem.hpp>
@@ -9,7 +9,7 @@
 #include "util/error.h"
 #include "util/publish.h"
 
-namespace tengen::pipeline {
+namespace tengen::play {
 namespace {
 
 namespace fs = boost::filesystem;
@@ -90,4 +90,4 @@ std::unique_ptr<nn::Evaluator> MakeEvaluator(const std::optional<ModelInfo>& mod
   }
 }
 
-}  // namespace tengen::pipeline
+}  // namespace tengen::play

@@ -27,7 +27,7 @@
 #include "search/selfplay_helpers.h"
 #include "util/rng.h"
 
-namespace tengen::pipeline {
+namespace tengen::play {
 
 struct GameParams {
   // Board sizes with relative weights, e.g. {{9, 1.0}}; komi values with relative weights.
@@ -120,4 +120,4 @@ double MoveTemperature(const GameParams& params, int turn, int size);
 // start here.
 data::TrainingRow PositionRow(const go::GameState& state, int pos_len, int64_t game_id);
 
-}  // namespace tengen::pipeline
+}  // namespace tengen::play

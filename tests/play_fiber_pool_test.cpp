@@ -14,11 +14,11 @@
 
 #include "nn/batching.h"
 #include "nn/features.h"
-#include "pipeline/fiber_pool.h"
-#include "pipeline/game_runner.h"
-#include "pipeline/net_leaf_evaluator.h"
+#include "play/fiber_pool.h"
+#include "play/game_runner.h"
+#include "play/net_leaf_evaluator.h"
 
-namespace tengen::pipeline {
+namespace tengen::play {
 namespace {
 
 TEST_CASE("fiber pool: every body runs to its end, sleepers and errors included") {
@@ -157,4 +157,4 @@ TEST_CASE("fiber pool: a game on a fiber plays as on a thread of its own, seed f
 }
 
 }  // namespace
-}  // namespace tengen::pipeline
+}  // namespace tengen::play

@@ -3,7 +3,7 @@
 // position under a random symmetry, written straight into a row of the server's batch, one
 // evaluation, then the policy mapped back through the inverse symmetry and softmaxed over the
 // legal moves, and the value as P(win) - P(loss), and the ownership mapped back like the
-// policy. One object per game (it owns the row's outputs). On a fiber (pipeline/fiber_pool.h)
+// policy. One object per game (it owns the row's outputs). On a fiber (play/fiber_pool.h)
 // the game suspends while its row is in the batch and its thread runs other games; otherwise
 // the calling thread blocks.
 
@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "nn/batching.h"
-#include "pipeline/fiber_pool.h"
+#include "play/fiber_pool.h"
 #include "search/leaf_evaluator.h"
 #include "util/rng.h"
 
-namespace tengen::pipeline {
+namespace tengen::play {
 
 class NetLeafEvaluator : public search::LeafEvaluator {
  public:
@@ -40,4 +40,4 @@ class NetLeafEvaluator : public search::LeafEvaluator {
   nn::RowOutput output_;
 };
 
-}  // namespace tengen::pipeline
+}  // namespace tengen::play

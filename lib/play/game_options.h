@@ -1,27 +1,18 @@
 #pragma once
-// The selfplay program's options: every SelfplayOptions knob declared once as a config key
-// (type, default, range, help), and the conversion from a validated Config to SelfplayOptions.
-// Lives in pipeline (not in the program's main) so that tests can check parsing without
-// starting a process. configs/selfplay.cfg documents the keys with the reasons for defaults.
+// The keys of a game as the programs that play one read them (selfplay, the gatekeeper,
+// tengen-gtp take what they need): the game option table, the no_fill and precision keys, and
+// the parsers of their list values (devices, board sizes, weighted lists).
 
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "pipeline/selfplay.h"
+#include "play/game_runner.h"
 #include "search/mcts.h"
 #include "util/config.h"
 #include "util/option_table.h"
 
-namespace tengen::pipeline {
-
-// Adds output_dir, models_dir, max_games_total, the [rules] keys and every search, game,
-// threading and output knob.
-void DeclareSelfplayOptions(ConfigSpec& spec);
-// Throws ConfigError naming the key for values the spec cannot check (distributions, an
-// empty output_dir, cheap_visits > full_visits, a board size above pos_len, a bad devices
-// list or more devices than game threads).
-SelfplayOptions SelfplayOptionsFromConfig(const Config& config);
+namespace tengen::play {
 
 // The keys of one game, shared by selfplay and the gatekeeper: the [rules] keys, board_sizes,
 // komis, pos_len, cpuct, fpu_reduction, the utility keys (win_loss_utility,
@@ -31,17 +22,17 @@ SelfplayOptions SelfplayOptionsFromConfig(const Config& config);
 // resign.threshold and resign.consecutive_turns. Reading throws ConfigError naming the key for
 // a bad distribution or a board size above pos_len.
 OptionTable<GameParams> GameOptionTable();
-// The game selfplay plays by default: GameParams with pos_len 9 (the default board size's) and
-// fair komi on.
-GameParams SelfplayDefaultGame();
 // The no_fill key (search/mcts.h: off, after_pass or once_passed) of a search's params, shared
 // by selfplay, the gatekeeper and tengen-gtp, each with its own default.
 void DeclareNoFill(ConfigSpec& spec, const search::SearchParams& defaults);
 void ReadNoFill(const Config& config, search::SearchParams& params);
 // The precision key of the programs that play a net (selfplay, gatekeeper, gtp): auto (the
-// default: pipeline/torch/torch_loader.h ResolvePrecision), fp32, bf16 or fp16; and their
+// default: play/torch/torch_loader.h ResolvePrecision), fp32, bf16 or fp16; and their
 // channels_last key: auto (InferenceChannelsLast there), true or false.
 void DeclarePlayPrecisionOption(ConfigSpec& spec);
+
+// The device name of the stand-in GPU (nn::SimulatedDeviceEvaluator).
+inline constexpr char kSimulatedDevice[] = "sim";
 
 // Parses the devices list "cpu,cuda:0,cuda:1": comma-separated, spaces around entries
 // ignored, each entry cpu, cuda or cuda:N (or sim, the stand-in GPU, where allow_sim). Throws
@@ -64,4 +55,8 @@ std::vector<std::pair<double, double>> ParseWeightedList(const std::string& key,
                                                          const std::string& text, double min,
                                                          double max);
 
-}  // namespace tengen::pipeline
+// The largest of game.board_sizes, after checking that it fits game.pos_len
+// (nn::CheckBoardFits).
+int CheckBoardSizes(const GameParams& game);
+
+}  // namespace tengen::play

@@ -1,9 +1,9 @@
-#include "pipeline/torch/torch_loader.h"
+#include "play/torch/torch_loader.h"
 
 #include <fstream>
 #include <memory>
 
-namespace tengen::pipeline {
+namespace tengen::play {
 namespace {
 
 // The "flags" line of /proc/cpuinfo ("" when there is none).
@@ -55,7 +55,7 @@ bool InferenceChannelsLast(const std::string& precision, const std::string& devi
 
 LoadModel TorchModelLoader(const nn::TorchEvaluatorOptions& options,
                            const std::string& channels_last) {
-  return [options, channels_last](const ModelInfo& model, int pos_len,
+  return [options, channels_last](const play::ModelInfo& model, int pos_len,
                                   const std::string& device) -> std::unique_ptr<nn::Evaluator> {
     nn::TorchEvaluatorOptions device_options = options;
     device_options.device = device;
@@ -80,4 +80,4 @@ LoadModel PlayNetLoader(const Config& config, int max_batch_size) {
   return TorchModelLoader(options, config.GetString("channels_last"));
 }
 
-}  // namespace tengen::pipeline
+}  // namespace tengen::play

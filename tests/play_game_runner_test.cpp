@@ -9,10 +9,10 @@
 #include "go/score.h"
 #include "go/sgf_game.h"
 #include "nn/features.h"
-#include "pipeline/game_runner.h"
+#include "play/game_runner.h"
 #include "search/leaf_evaluator.h"
 
-namespace tengen::pipeline {
+namespace tengen::play {
 namespace {
 
 GameParams SmallGame(int size) {
@@ -331,4 +331,4 @@ TEST_CASE("game runner: move temperature decays from early to late") {
 }
 
 }  // namespace
-}  // namespace tengen::pipeline
+}  // namespace tengen::play

@@ -1,12 +1,12 @@
-#include "pipeline/play_net.h"
+#include "play/play_net.h"
 
 #include <boost/filesystem.hpp>
 
-#include "pipeline/net_leaf_evaluator.h"
-#include "pipeline/selfplay_config.h"
+#include "play/game_options.h"
+#include "play/net_leaf_evaluator.h"
 #include "util/error.h"
 
-namespace tengen::pipeline {
+namespace tengen::play {
 
 void DeclarePlayNetOptions(ConfigSpec& spec) {
   spec.String("model", "", "model directory to play with (models/<name>/)");
@@ -84,4 +84,4 @@ std::string PlayEvaluators::model_name() const {
   return server_ ? server_->model_name() : std::string("random");
 }
 
-}  // namespace tengen::pipeline
+}  // namespace tengen::play

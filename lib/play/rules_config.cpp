@@ -1,6 +1,6 @@
-#include "pipeline/rules_config.h"
+#include "play/rules_config.h"
 
-namespace tengen::pipeline {
+namespace tengen::play {
 
 void DeclareRulesOptions(ConfigSpec& spec) {
   spec.Choice("rules.ko", "positional", {"simple", "positional"},
@@ -17,4 +17,4 @@ go::Rules RulesFromConfig(const Config& config) {
   return rules;
 }
 
-}  // namespace tengen::pipeline
+}  // namespace tengen::play

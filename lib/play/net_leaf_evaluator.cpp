@@ -1,4 +1,4 @@
-#include "pipeline/net_leaf_evaluator.h"
+#include "play/net_leaf_evaluator.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,10 +7,9 @@
 
 #include "go/symmetry.h"
 #include "nn/features.h"
-#include "pipeline/service.h"
 #include "util/error.h"
 
-namespace tengen::pipeline {
+namespace tengen::play {
 
 NetLeafEvaluator::NetLeafEvaluator(nn::BatchingServer& server, Rng& rng, bool random_symmetry,
                                    FiberTask* fiber)
@@ -45,7 +44,7 @@ void NetLeafEvaluator::WaitForRow() {
 search::LeafEvaluation NetLeafEvaluator::Evaluate(const go::GameState& state) {
   const int size = state.size();
   const int pos_len = server_.pos_len();
-  CheckBoardFits(size, pos_len);
+  nn::CheckBoardFits(size, pos_len);
   const int symmetry = random_symmetry_ ? static_cast<int>(rng_.Uniform(go::kNumSymmetries)) : 0;
   RunOnServer(state, symmetry);
 
@@ -90,4 +89,4 @@ search::LeafEvaluation NetLeafEvaluator::Evaluate(const go::GameState& state) {
   return result;
 }
 
-}  // namespace tengen::pipeline
+}  // namespace tengen::play

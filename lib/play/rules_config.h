@@ -6,9 +6,9 @@
 #include "go/rules.h"
 #include "util/config.h"
 
-namespace tengen::pipeline {
+namespace tengen::play {
 
 void DeclareRulesOptions(ConfigSpec& spec);
 go::Rules RulesFromConfig(const Config& config);
 
-}  // namespace tengen::pipeline
+}  // namespace tengen::play

@@ -1,4 +1,4 @@
-#include "pipeline/fiber_pool.h"
+#include "play/fiber_pool.h"
 
 #include <algorithm>
 #include <deque>
@@ -7,7 +7,7 @@
 
 #include "util/error.h"
 
-namespace tengen::pipeline {
+namespace tengen::play {
 
 using Clock = std::chrono::steady_clock;
 
@@ -80,4 +80,4 @@ void RunFibers(std::vector<std::function<void(FiberTask&)>> bodies) {
   if (first_error) std::rethrow_exception(first_error);
 }
 
-}  // namespace tengen::pipeline
+}  // namespace tengen::play

@@ -1,16 +1,16 @@
 #pragma once
 // The model loader that programs running a real net hand to the model registry
-// (pipeline/model_registry.h): TorchModel::Load plus a TorchEvaluator. It lives in its own
-// library (tengen_pipeline_torch) so that pipeline itself never links libtorch; this header
+// (play/model_registry.h): TorchModel::Load plus a TorchEvaluator. It lives in its own
+// library (tengen_play_torch) so that play itself never links libtorch; this header
 // includes no libtorch either (nn/torch/model.h is a pimpl).
 
 #include <string>
 
 #include "nn/torch/model.h"
-#include "pipeline/model_registry.h"
+#include "play/model_registry.h"
 #include "util/config.h"
 
-namespace tengen::pipeline {
+namespace tengen::play {
 
 // "auto" picks bf16 on a CPU that reports native bf16 (avx512_bf16 or amx_bf16 in
 // /proc/cpuinfo: several times faster than fp32 there) and fp32 on other CPUs; on CUDA, fp16
@@ -37,8 +37,8 @@ bool InferenceChannelsLast(const std::string& precision, const std::string& devi
 LoadModel TorchModelLoader(const nn::TorchEvaluatorOptions& options,
                            const std::string& channels_last = "auto");
 
-// The loader for the options of pipeline/play_net.h (precision, channels_last, torch_threads),
+// The loader for the options of play/play_net.h (precision, channels_last, torch_threads),
 // for batches of up to max_batch_size.
 LoadModel PlayNetLoader(const Config& config, int max_batch_size);
 
-}  // namespace tengen::pipeline
+}  // namespace tengen::play

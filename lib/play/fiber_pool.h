@@ -19,7 +19,7 @@
 #include "nn/batching.h"
 #include "util/fiber.h"
 
-namespace tengen::pipeline {
+namespace tengen::play {
 
 // What a body running in RunFibers uses to wait without blocking its thread.
 class FiberTask {
@@ -46,4 +46,4 @@ class FiberTask {
 // one; the others are lost), so bodies that must not stop each other catch their own.
 void RunFibers(std::vector<std::function<void(FiberTask&)>> bodies);
 
-}  // namespace tengen::pipeline
+}  // namespace tengen::play

@@ -3,7 +3,7 @@
 // their shared options (model, models_dir, device, precision, channels_last, torch_threads) and
 // N search evaluators sharing one batching server, so that N search threads (or analysis
 // workers) meet in one batch on the net. Without a model, N uniform evaluators (the random
-// net). Torch-free: the program passes the LoadModel hook (pipeline/model_registry.h).
+// net). Torch-free: the program passes the LoadModel hook (play/model_registry.h).
 
 #include <chrono>
 #include <memory>
@@ -12,12 +12,12 @@
 #include <vector>
 
 #include "nn/batching.h"
-#include "pipeline/model_registry.h"
+#include "play/model_registry.h"
 #include "search/leaf_evaluator.h"
 #include "util/config.h"
 #include "util/rng.h"
 
-namespace tengen::pipeline {
+namespace tengen::play {
 
 void DeclarePlayNetOptions(ConfigSpec& spec);
 
@@ -49,4 +49,4 @@ class PlayEvaluators {
   bool registered_ = false;
 };
 
-}  // namespace tengen::pipeline
+}  // namespace tengen::play
