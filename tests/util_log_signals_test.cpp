@@ -172,8 +172,8 @@ TEST_CASE("signals: a StopToken follows its flag and wakes a sleeper") {
 }
 
 TEST_CASE(
-    "signals: the first SIGINT sets the stop flag, a repeat at once is ignored, a later one ends "
-    "the process") {
+    "signals: the first SIGINT sets the stop flag, a repeat at once and any SIGTERM are ignored, "
+    "a later SIGINT ends the process") {
   // In a child process, so that the real handlers and the real default action are exercised.
   const pid_t pid = fork();
   REQUIRE(pid >= 0);
@@ -189,14 +189,37 @@ TEST_CASE(
     if (!token.stop_requested() || token.urgent_requested()) _exit(13);
     std::this_thread::sleep_for(std::chrono::nanoseconds(kRepeatWindowNanos) +
                                 std::chrono::milliseconds(100));
-    kill(getpid(), SIGTERM);  // a second signal, of the other kind: default action
+    kill(getpid(), SIGTERM);  // a scheduler repeating its stop: nothing happens
+    if (token.urgent_requested()) _exit(14);
+    kill(getpid(), SIGINT);  // a second SIGINT: default action
     _exit(12);
   }
   int status = 0;
   REQUIRE(waitpid(pid, &status, 0) == pid);
   CHECK(WIFSIGNALED(status));
-  if (WIFSIGNALED(status)) CHECK(WTERMSIG(status) == SIGTERM);
+  if (WIFSIGNALED(status)) CHECK(WTERMSIG(status) == SIGINT);
   if (WIFEXITED(status)) MESSAGE("child exited with code " << WEXITSTATUS(status));
+}
+
+TEST_CASE("signals: a stop by SIGTERM is not hurried by more SIGTERMs") {
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    InstallStopSignalHandlers();
+    const StopToken token = StopToken::FromSignals();
+    kill(getpid(), SIGTERM);
+    if (!token.stop_requested()) _exit(11);
+    for (int i = 0; i < 3; ++i) {
+      std::this_thread::sleep_for(std::chrono::nanoseconds(kRepeatWindowNanos) +
+                                  std::chrono::milliseconds(100));
+      kill(getpid(), SIGTERM);
+    }
+    _exit(token.urgent_requested() ? 12 : 0);
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }
 
 TEST_CASE("signals: in two stages the second signal sets the urgent flag, the third ends it") {

@@ -39,11 +39,11 @@ int64_t MonotonicNanos() {
   return static_cast<int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
 }
 
-// The first SIGINT or SIGTERM sets the flag; in two stages the second sets the urgent flag; the
-// next ends the process with that signal's default action (restored, then raised: it arrives
-// when the handler returns), without any exit() call of ours. A signal within
-// kRepeatWindowNanos of the last one that counted is that same request delivered again and
-// changes nothing. sigaction and raise are async-signal-safe.
+// The first SIGINT or SIGTERM sets the flag; after it, SIGTERM changes nothing. A later SIGINT
+// sets the urgent flag in two stages; the next ends the process with SIGINT's default action
+// (restored, then raised: it arrives when the handler returns), without any exit() call of
+// ours. A SIGINT within kRepeatWindowNanos of the last signal that counted is that same request
+// delivered again and changes nothing. sigaction and raise are async-signal-safe.
 extern "C" void HandleStopSignal(int signal) {
   const int64_t now = MonotonicNanos();
   if (!SignalFlag().load()) {
@@ -51,7 +51,7 @@ extern "C" void HandleStopSignal(int signal) {
     SignalFlag().store(true);
     return;
   }
-  if (now - LastCounted().load() < kRepeatWindowNanos) return;
+  if (signal != SIGINT || now - LastCounted().load() < kRepeatWindowNanos) return;
   LastCounted().store(now);
   if (TwoStage().load() && !UrgentFlag().load()) {
     UrgentFlag().store(true);

@@ -1,15 +1,17 @@
 #pragma once
 // Cooperative shutdown. The first SIGINT or SIGTERM sets a stop flag that long-running loops
-// poll (publish what is complete, then return); a second signal ends the process at once, with
-// that signal's default action. A program whose graceful stop can take a while (selfplay
-// finishes its games in flight) asks for two stages instead: the second signal sets an urgent
-// flag (stop now, still publishing what is complete) and only the third ends the process. A
-// signal that comes within kRepeatWindowNanos of the last one that counted is the same request
+// poll (publish what is complete, then return); a second SIGINT ends the process at once, with
+// SIGINT's default action. A program whose graceful stop can take a while (selfplay finishes its
+// games in flight) asks for two stages instead: the second SIGINT sets an urgent flag (stop now,
+// still publishing what is complete) and only the third ends the process. Only a SIGINT (a
+// person at a terminal) hurries a stop: once a stop is requested, SIGTERM changes nothing, since
+// schedulers repeat it while a job is still stopping (SLURM resends its terminate request to a
+// job that is slow to complete) and end it with SIGKILL when their grace time is up. A SIGINT
+// that comes within kRepeatWindowNanos of the last signal that counted is the same request
 // again and changes nothing, so that a stop delivered twice (to the process and to its process
-// group, as schedulers may) does not end a program that is still stopping. The flags
-// themselves are necessarily process-wide (a signal handler can reach
-// nothing else); everything else takes a StopToken by value so tests can drive it without
-// signals.
+// group) does not end a program that is still stopping. The flags themselves are necessarily
+// process-wide (a signal handler can reach nothing else); everything else takes a StopToken by
+// value so tests can drive it without signals.
 
 #include <atomic>
 #include <chrono>
@@ -17,7 +19,7 @@
 
 namespace tengen {
 
-// Signals closer than this to the last one that counted are the same stop request.
+// SIGINTs closer than this to the last signal that counted are the same stop request.
 constexpr int64_t kRepeatWindowNanos = 1000000000;
 
 class StopToken {
@@ -43,7 +45,7 @@ class StopToken {
 };
 
 // Installs the SIGINT/SIGTERM handlers. Safe to call more than once. two_stage: the second
-// signal sets the urgent flag, the third ends the process (see above).
+// SIGINT sets the urgent flag, the third ends the process (see above).
 void InstallStopSignalHandlers(bool two_stage = false);
 // Sets the process-wide flag as a signal would (for programs that decide to stop themselves).
 void RequestStop();

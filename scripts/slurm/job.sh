@@ -25,7 +25,8 @@
 #     job requeues itself (scontrol requeue), so that it goes on after its time limit.
 #   - scancel, scontrol requeue and preemption: SLURM sends SIGTERM to every process of the
 #     job, the programs included, which stop as on SIGINT within KillWait (or GraceTime). No
-#     signal is passed on (a second one would end a program at once, without its checkpoint).
+#     signal is passed on (a second SIGINT would end a program at once, without its
+#     checkpoint; more SIGTERMs change nothing).
 #   - A requeued job (sbatch --requeue) runs this script again against the same BASE: the
 #     programs resume from what is published (the trainer from its newest checkpoint).
 #
