@@ -12,8 +12,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gpu_support.h"
 #include "nn/features.h"
@@ -440,8 +443,8 @@ TEST_CASE("torch model: a grown net computes what it grew from, and what cannot 
   for (size_t i = 0; i < ga.size(); ++i) some_differ |= !ga[i].second.equal(gb[i].second);
   CHECK(some_differ);
 
-  CHECK_THROWS_WITH_AS(TorchModel::Grow(*small, SmallConfig(9, "b6c48"), 1),
-                       doctest::Contains("channels must stay 32"), ConfigError);
+  CHECK_THROWS_WITH_AS(TorchModel::Grow(*small, SmallConfig(9, "b6c16"), 1),
+                       doctest::Contains("fewer channels"), ConfigError);
   CHECK_THROWS_WITH_AS(TorchModel::Grow(*small, SmallConfig(9, "b3c32"), 1),
                        doctest::Contains("fewer blocks"), ConfigError);
   CHECK_THROWS_WITH_AS(TorchModel::Grow(*small, SmallConfig(7, "b6c32"), 1),
@@ -449,6 +452,35 @@ TEST_CASE("torch model: a grown net computes what it grew from, and what cannot 
   auto two = TorchModel::Create(SmallConfig(9, "b2c32"), 36);
   CHECK_THROWS_WITH_AS(TorchModel::Grow(*two, SmallConfig(9, "b4c32"), 1),
                        doctest::Contains("block 2 pools globally"), ConfigError);
+}
+
+TEST_CASE("torch model: a widened net computes what it grew from, whatever the seed") {
+  auto small = TorchModel::Create(SmallConfig(9, "b4c32"), 41);
+  PerturbBatchNorms(small->net().get(), 42);
+  const EvalBatch batch = RandomBatch(6, 9, 9, 43);
+  TorchEvaluator reference(*small, Options("fp32", false));
+  const EvalOutput expected = Run(reference, batch);
+  std::vector<std::unique_ptr<TorchModel>> wide;
+  for (const auto& [arch, seed] :
+       {std::pair<const char*, uint64_t>{"b4c48", 44}, {"b4c48", 45}, {"b6c64", 46}}) {
+    CAPTURE(arch);
+    wide.push_back(TorchModel::Grow(*small, SmallConfig(9, arch), seed));
+    CHECK(wide.back()->config().Architecture() == arch);
+    for (const bool fold : {false, true}) {
+      CAPTURE(fold);
+      TorchEvaluator evaluator(*wide.back(), Options("fp32", fold));
+      const EvalOutput out = Run(evaluator, batch);
+      CHECK(MaxAbsDiff(expected.policy_logits, out.policy_logits) < 1e-4f);
+      CHECK(MaxAbsDiff(expected.value_logits, out.value_logits) < 1e-4f);
+      CHECK(MaxAbsDiff(expected.score, out.score) < 1e-4f);
+      CHECK(MaxAbsDiff(expected.ownership, out.ownership) < 1e-4f);
+    }
+  }
+  // The seed chooses which units are copied and how their readers share them out.
+  bool some_differ = false;
+  const auto a = wide[0]->net()->NamedState(), b = wide[1]->net()->NamedState();
+  for (size_t i = 0; i < a.size(); ++i) some_differ |= !a[i].second.equal(b[i].second);
+  CHECK(some_differ);
 }
 
 TEST_CASE("tengen-grow-model writes the grown model, and refuses bad arguments") {
@@ -463,10 +495,12 @@ TEST_CASE("tengen-grow-model writes the grown model, and refuses bad arguments")
   CHECK(model->config().name == "deeper");
   CHECK(model->config().pos_len == 9);
   CHECK(RunCommand(program + args + " --arch b5c16 --name deeper") == 1);  // never replaced
-  CHECK(RunCommand(program + args + " --arch b5c24 --name wider") == 2);
+  CHECK(RunCommand(program + args + " --arch b5c24 --name wider") == 0);
+  CHECK(TorchModel::Load(models + "/wider")->config().Architecture() == "b5c24");
+  CHECK(RunCommand(program + args + " --arch b5c8 --name narrower") == 2);
   CHECK(RunCommand(program + args + " --arch b5c16 --name a/b") == 2);
   CHECK(RunCommand(program + " --arch b5c16 --name x --models-dir " + models) == 2);
-  CHECK(ListPublished(models) == std::vector<std::string>{"deeper"});
+  CHECK(ListPublished(models) == std::vector<std::string>{"deeper", "wider"});
 }
 
 TEST_CASE("tengen-new-model writes a model that loads, and refuses bad arguments") {

@@ -1,6 +1,7 @@
-// tengen-grow-model: writes a deeper copy of a model, <models-dir>/<name>/, atomically. The
-// added residual blocks start as the identity, so the new model plays exactly as the old one
-// until training changes them (docs/TRAINING.md, "Growing a net").
+// tengen-grow-model: writes a deeper or wider copy of a model, <models-dir>/<name>/,
+// atomically. Added residual blocks start as the identity and added channels as copies of
+// existing ones, so the new model plays exactly as the old one until training changes it
+// (docs/TRAINING.md, "Growing a net").
 
 #include <boost/filesystem.hpp>
 #include <cstdint>
@@ -20,14 +21,18 @@ namespace {
 
 ConfigSpec MakeSpec() {
   ConfigSpec spec("tengen-grow-model",
-                  "Writes <models-dir>/<name>/: the model --from with more residual blocks, "
-                  "which start as the identity (the same outputs at first).");
+                  "Writes <models-dir>/<name>/: the model --from with more residual blocks "
+                  "(which start as the identity) or more channels (copies of existing ones): "
+                  "the same outputs at first.");
   spec.String("from", "", "model directory to grow");
-  spec.String("arch", "", "the new architecture b{blocks}c{channels}: more blocks, same channels");
+  spec.String(
+      "arch", "",
+      "the new architecture b{blocks}c{channels}: at least the model's blocks and channels");
   spec.String("models_dir", "", "directory to write the new model in (created if missing)");
   spec.String("name", "", "the new model's name, also its directory name");
   spec.Int("seed", 0, 0, kMaxSeed,
-           "seed of the added blocks' other weights (0: a fresh random seed)");
+           "seed of the added blocks' other weights and of the copied channels (0: a fresh random "
+           "seed)");
   return spec;
 }
 

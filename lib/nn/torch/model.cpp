@@ -181,7 +181,15 @@ std::unique_ptr<TorchModel> TorchModel::Grow(const TorchModel& from, const Model
                       " is not the model's " + std::to_string(from.config().pos_len));
   }
   std::unique_ptr<TorchModel> grown = Create(config, seed);
-  GrowNetState(*from.net(), grown->net().get());
+  if (config.channels == from.config().channels) {
+    GrowNetState(*from.net(), grown->net().get());
+    return grown;
+  }
+  ModelConfig wide_config = from.config();
+  wide_config.channels = config.channels;
+  const std::unique_ptr<TorchModel> wide = Create(wide_config, seed);
+  WidenNetState(*from.net(), wide->net().get(), seed);
+  GrowNetState(*wide->net(), grown->net().get());
   return grown;
 }
 

@@ -54,9 +54,11 @@ class TorchModel {
                                           const std::string& device = "cpu");
   // Reads only the metadata (no weights, no checksum); throws as Load does.
   static ModelConfig ReadConfig(const std::string& dir);
-  // `from` deepened to `config`'s blocks (GrowNetState in nn/torch/net.h: the added blocks
-  // start as the identity, so the outputs are `from`'s); their other weights as Create would
-  // give them with `seed`. ConfigError when the shapes do not allow it.
+  // `from` widened to `config`'s channels (WidenNetState in nn/torch/net.h: each added unit a
+  // copy of one of its layer's, their readers sharing the weight out) and deepened to its
+  // blocks (GrowNetState there: the added blocks start as the identity), so the outputs are
+  // `from`'s; the added blocks' other weights as Create would give them with `seed`.
+  // ConfigError when the shapes do not allow it.
   static std::unique_ptr<TorchModel> Grow(const TorchModel& from, const ModelConfig& config,
                                           uint64_t seed);
 

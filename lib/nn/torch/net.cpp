@@ -9,6 +9,7 @@
 
 #include "nn/features.h"
 #include "util/error.h"
+#include "util/rng.h"
 
 namespace tengen::nn {
 namespace {
@@ -341,6 +342,139 @@ void GrowNetState(const NetImpl& from, NetImpl* to) {
     }
   }
   TENGEN_CHECK(copied == source.size(), "growing " + what + " left tensors behind");
+}
+
+namespace {
+
+// Net2Net's "wider" for one group of units of old width `from` widened to `to`: unit j of the
+// wide layer copies unit source[j] of the narrow one (j itself for j < from, a random unit
+// beyond), and a reader of the group weighs copy j by share[j], the shares of one unit's
+// copies summing to 1. Unequal shares keep the copies' gradients apart, so that training can
+// tell them apart (Net2Net adds noise for that, which changes the outputs).
+struct WidthMap {
+  torch::Tensor source;  // [to] int64
+  torch::Tensor share;   // [to] float32
+};
+
+WidthMap MakeWidthMap(int64_t from, int64_t to, Rng& rng) {
+  std::vector<int64_t> source(to);
+  std::vector<double> share(to, 1.0);
+  std::vector<double> total(from, 0.0);
+  for (int64_t j = 0; j < to; ++j) {
+    source[j] = j < from ? j : rng.Uniform(static_cast<uint32_t>(from));
+    if (j >= from || to > from) share[j] = 0.25 + 0.5 * rng.UniformDouble();
+    total[source[j]] += share[j];
+  }
+  WidthMap map{torch::tensor(source, torch::kInt64), torch::empty({to}, torch::kFloat32)};
+  for (int64_t j = 0; j < to; ++j) {
+    map.share[j] = static_cast<float>(share[j] / total[source[j]]);
+  }
+  return map;
+}
+
+// Dimension 0 widened: each row copies its source.
+torch::Tensor WidenRows(const torch::Tensor& t, const WidthMap& map) {
+  return t.index_select(0, map.source.to(t.device()));
+}
+
+// Dimension 1 widened, in `segments` equal parts (a pooled input [mean, mean * size, max] of
+// one group): each column is its source weighed by its share.
+torch::Tensor WidenColumns(const torch::Tensor& t, const WidthMap& map, int segments) {
+  const int64_t from = t.size(1) / segments;
+  std::vector<int64_t> shape(static_cast<size_t>(t.dim()), 1);
+  shape[1] = map.source.size(0);
+  const auto share = map.share.to(t.device(), t.scalar_type()).view(shape);
+  std::vector<torch::Tensor> parts;
+  for (int s = 0; s < segments; ++s) {
+    parts.push_back(t.narrow(1, s * from, from).index_select(1, map.source.to(t.device())) * share);
+  }
+  return torch::cat(parts, 1);
+}
+
+// The width group of a tensor's rows and of its columns ("" for none) and the segments of its
+// columns, from the tensor's name (NetImpl's module names).
+struct TensorWidths {
+  std::string rows, columns;
+  int segments = 1;
+};
+
+TensorWidths WidthsOf(const std::string& name) {
+  const auto starts = [&](const char* prefix) { return name.rfind(prefix, 0) == 0; };
+  const auto module = name.substr(0, name.rfind('.'));
+  const bool weight = name.size() > 7 && name.compare(name.size() - 7, 7, ".weight") == 0;
+  const bool matrix = weight && module.find("bn") == std::string::npos;
+  if (starts("blocks.")) {
+    const std::string block = name.substr(0, name.find('.', 7));
+    const std::string part = module.substr(block.size() + 1);
+    if (part == "bn1") return {"stream", ""};
+    if (part == "conv1") return {block + ".mid", "stream"};
+    if (part == "conv_g.conv") return {block + ".gpool", "stream"};
+    if (part == "conv_g.bn") return {block + ".gpool", ""};
+    if (part == "linear_g") return {block + ".mid", matrix ? block + ".gpool" : "", 3};
+    if (part == "bn2") return {block + ".mid", ""};
+    if (part == "conv2") return {"stream", block + ".mid"};
+  }
+  if (starts("conv_spatial") || starts("linear_global") || starts("bn_trunk")) {
+    return {"stream", ""};
+  }
+  if (starts("policy_conv")) return {"policy_p", "stream"};
+  if (starts("policy_gconv.conv")) return {"policy_g", "stream"};
+  if (starts("policy_gconv.bn")) return {"policy_g", ""};
+  if (starts("policy_glinear")) return {"policy_p", matrix ? "policy_g" : "", 3};
+  if (starts("policy_bn")) return {"policy_p", ""};
+  if (starts("policy_out")) return {"", "policy_p"};
+  if (starts("pass_linear")) return {"", matrix ? "policy_g" : "", 3};
+  if (starts("value_conv.conv")) return {"value", "stream"};
+  if (starts("value_conv.bn")) return {"value", ""};
+  if (starts("value_hidden")) return {"value_hidden", matrix ? "value" : "", 3};
+  if (starts("value_out") || starts("score_out")) return {"", matrix ? "value_hidden" : ""};
+  if (starts("ownership_out")) return {"", "value"};
+  throw Error("widening: no rule for tensor " + name);
+}
+
+}  // namespace
+
+void WidenNetState(const NetImpl& from, NetImpl* to, uint64_t seed) {
+  const NetShape& narrow = from.shape();
+  const NetShape& wide = to->shape();
+  const std::string what = from.config().Architecture() + " to " + to->config().Architecture();
+  if (wide.blocks != narrow.blocks) {
+    throw ConfigError("widening " + what + ": the blocks must stay " +
+                      std::to_string(narrow.blocks));
+  }
+  if (wide.channels < narrow.channels) throw ConfigError("widening " + what + ": fewer channels");
+  TENGEN_CHECK(!from.folded() && !to->folded(), "widening a folded net");
+  std::map<std::string, torch::Tensor> source;
+  for (auto& [name, tensor] : from.NamedState()) source.emplace(name, tensor);
+  Rng rng(seed);
+  std::map<std::string, WidthMap> maps;
+  // The map of a group, made the first time a tensor names it (as its rows or its columns).
+  const auto map_for = [&](const std::string& group, int64_t narrow_width, int64_t wide_width) {
+    auto it = maps.find(group);
+    if (it == maps.end()) {
+      it = maps.emplace(group, MakeWidthMap(narrow_width, wide_width, rng)).first;
+    }
+    return it->second;
+  };
+  torch::NoGradGuard no_grad;
+  for (auto& [name, tensor] : to->NamedState()) {
+    const auto it = source.find(name);
+    TENGEN_CHECK(it != source.end(), "widening " + what + ": no tensor " + name + " in the source");
+    const TensorWidths widths = WidthsOf(name);
+    torch::Tensor value = it->second.to(tensor.device());
+    if (!widths.rows.empty()) {
+      value = WidenRows(value, map_for(widths.rows, value.size(0), tensor.size(0)));
+    }
+    if (!widths.columns.empty()) {
+      const int64_t per_segment = tensor.size(1) / widths.segments;
+      value =
+          WidenColumns(value, map_for(widths.columns, value.size(1) / widths.segments, per_segment),
+                       widths.segments);
+    }
+    TENGEN_CHECK(value.sizes() == tensor.sizes(),
+                 "widening " + what + ": tensor " + name + " does not fit its rule");
+    tensor.copy_(value);
+  }
 }
 
 }  // namespace tengen::nn

@@ -175,4 +175,12 @@ void CopyNetState(const NetImpl& from, NetImpl* to);
 // stream and `to` computes what `from` computes. Throws ConfigError naming what does not fit.
 void GrowNetState(const NetImpl& from, NetImpl* to);
 
+// Net2Net-style widening: `to` (same blocks and pos_len, at least as many channels) takes
+// `from`'s units, each added unit a copy of a random unit of its layer, and every layer that
+// reads a copied unit weighs the copies by shares that sum to 1 (random, so that training can
+// tell the copies apart): `to` computes what `from` computes. The trunk, the blocks' inner
+// layers, the global pooling and the heads all widen with the channels (NetShape). Throws
+// ConfigError naming what does not fit.
+void WidenNetState(const NetImpl& from, NetImpl* to, uint64_t seed);
+
 }  // namespace tengen::nn
