@@ -4,9 +4,9 @@
 #   experiments/records_net.sh BASE SGF_DIR... [--samples N] [--model KIND] [--pos-len N]
 #
 # Converts the records (tengen-sgf2npz, into BASE/selfplay/records/tdata/), shuffles every row
-# once (the whole set is the window), trains a KIND net (default b4c64) on N samples (default
-# 400000) with configs/trainer.cfg otherwise, and exports its snapshots into BASE/models/, the
-# newest last, as the synchronous loop would. Run it again to resume: the records are not
+# once (the whole set is the window), trains a KIND net (default b4c64) for the epochs that
+# make N samples (default 400000; whole epochs of configs/trainer.cfg, which is used otherwise),
+# and exports its snapshots into BASE/models/, the newest last, as the synchronous loop would. Run it again to resume: the records are not
 # converted twice, the trainer goes on from its checkpoint. The nets are then matched like any
 # others (tengen-match with tengen-gtp); experiments/README.md says what it was used for.
 set -euo pipefail
@@ -41,17 +41,28 @@ if ! compgen -G "$tdata/*.npz" > /dev/null; then
 fi
 rows=$(sed -n 's/.*rows: \([0-9]*\) in .*/\1/p' "$base/sgf2npz.txt")
 [[ $rows =~ ^[1-9][0-9]*$ ]] || die "no rows converted (see $base/sgf2npz.txt)"
-per_row=$(((samples + rows - 1) / rows))
-echo "records_net.sh: $rows rows, $samples samples ($per_row per row at most)" >&2
+# The train bucket credits the first shuffle a fresh run sees with one epoch only (it is meant
+# for self-play's stream of rows), so the bucket is off here and the epochs are counted instead.
+read -r epoch_samples batch < <("$bin/tengen-trainer" --config "$root/configs/trainer.cfg" \
+  --print-config samples_per_epoch --print-config batch_size | paste -sd ' ')
+epoch_samples=$((epoch_samples / batch * batch))  # an epoch is whole batches
+trained=0
+if [[ -d $base/train/$model/checkpoints ]]; then
+  newest=$(ls "$base/train/$model/checkpoints" | sed -n 's/^ckpt-0*\([0-9][0-9]*\)-.*/\1/p' | sort -n | tail -1)
+  [[ -n $newest ]] && trained=$newest
+fi
+epochs=$(((samples - trained + epoch_samples - 1) / epoch_samples))
+echo "records_net.sh: $rows rows; $samples samples, $trained trained, $epochs epochs of $epoch_samples to go" >&2
 
 if ! compgen -G "$base/shuffleddata/*/summary.json" > /dev/null; then
   "$bin/tengen-shuffler" --config "$root/configs/shuffler.cfg" --output-dir "$base" --once true \
     --set min_rows="$rows" --set keep_target_rows="$((rows > 1200000 ? rows : 1200000))"
 fi
-"$bin/tengen-trainer" --config "$root/configs/trainer.cfg" --output-dir "$base" \
-  --training-name "$model" --run-name records --model-kind "$model" --pos-len "$pos_len" \
-  --set max_train_bucket_per_new_data="$per_row" --set max_train_bucket_size="$samples" \
-  --stop-when-train-bucket-limited true --quit-if-no-data true
+if ((epochs > 0)); then
+  "$bin/tengen-trainer" --config "$root/configs/trainer.cfg" --output-dir "$base" \
+    --training-name "$model" --run-name records --model-kind "$model" --pos-len "$pos_len" \
+    --set max_train_bucket_per_new_data=0 --max-epochs-this-instance "$epochs" --quit-if-no-data true
+fi
 "$bin/tengen-exporter" --config "$root/configs/exporter.cfg" --output-dir "$base" --once true \
   --gating false
 echo "records_net.sh: newest model: $(ls -t "$base/models" | head -1)" >&2

@@ -94,7 +94,8 @@ budget=$(awk -v h="$hours" 'BEGIN { printf "%d", h * 3600 }')
 interval=$(awk -v h="$every" 'BEGIN { printf "%d", h * 3600 }')
 ((budget > 0 && interval > 0)) || { echo "strength_run.sh: --hours and --every must be at least a second" >&2; exit 2; }
 running_seconds() { cat "$state/running_seconds" 2> /dev/null || echo 0; }
-selfplay_games() { cat "$base"/selfplay/*/sgfs/*.sgfs 2> /dev/null | wc -l; }
+# (none yet is 0: a model can come before any game, as the copy of --init-from does)
+selfplay_games() { { cat "$base"/selfplay/*/sgfs/*.sgfs 2> /dev/null || true; } | wc -l; }
 
 # note_new_models SECONDS: appends models/ entries not yet in models.tsv.
 note_new_models() {
@@ -120,6 +121,9 @@ train() {
   loop_pid=$!
   stopping=0
   trap 'stopping=1' INT TERM
+  # Should this script end early (an error of its own), the loop stops too instead of running on
+  # without its budget (the pid is expanded here: the function's locals are gone by then).
+  trap "kill -INT $loop_pid 2> /dev/null || true" EXIT
   while kill -0 "$loop_pid" 2> /dev/null; do
     now=$(date +%s)
     echo $((spent + now - start)) > "$state/running_seconds.tmp"
@@ -138,7 +142,7 @@ train() {
   # The loop's own end: 0 when it ran its --cycles, 130 when stopped from elsewhere, anything
   # else a failure (a bad option, a program that failed) that must not pass for a trained run.
   ((interrupted)) || wait "$loop_pid" 2> /dev/null || status=$?
-  trap - INT TERM
+  trap - INT TERM EXIT
   now=$(date +%s)
   echo $((spent + now - start)) > "$state/running_seconds"
   note_new_models "$(running_seconds)"

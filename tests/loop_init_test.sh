@@ -35,4 +35,15 @@ grep -rq "starting from the weights of model $work/start/start-b1c16" "$base/log
   fail "the trainer did not start from the model's weights"
 newest=$(ls "$base/models" | grep -v '\.tmp' | grep '^e2e-tiny-s' || true)
 [[ -n $newest ]] || fail "no trained model after the cycle: $(ls "$base/models")"
-echo "ok: started from start-b1c16, trained $newest"
+# strength_run.sh --init-from: the model is in models/ before any game (selfplay is made too slow
+# to finish one before the 5 s budget, and drops its games in flight when stopped); the run
+# records it with 0 games and ends at its budget.
+strength=$work/strength
+TENGEN_BIN=$bin bash "$src/scripts/strength_run.sh" "$strength" --hours 0.0014 --train-only -- \
+  init tiny b1c16 0 --init-from "$work/start/start-b1c16" --ladder-games 0 "${loop_sets[@]}" \
+  --set-selfplay full_visits=5000 --set-selfplay cheap_visits=5000 \
+  --set-selfplay finish_games_seconds=0 > "$work/strength.log" 2>&1 ||
+  { code=$?; cat "$work/strength.log"; fail "strength_run.sh --init-from exited $code"; }
+grep -q $'^start-b1c16-init\t[0-9]*\t0\t' "$strength/strength/models.tsv" ||
+  fail "the starting model is not recorded with 0 games: $(cat "$strength/strength/models.tsv")"
+echo "ok: started from start-b1c16, trained $newest; strength_run.sh recorded the model before any game"
