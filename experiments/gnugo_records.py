@@ -105,6 +105,10 @@ def play_game(gtp, rng, args):
             f"PW[GNU Go l{args.level}]RE[{result}]AB{ab}AW{aw}PL[B]{''.join(moves)})\n")
 
 
+def collection_path(args, index):
+    return os.path.join(args.output_dir, f"gnugo-l{args.level}-{args.seed}-{index:03d}.sgfs")
+
+
 def write_file(task):
     args, index = task
     seed = args.seed * 100003 + index
@@ -118,7 +122,7 @@ def write_file(task):
         if game is not None:
             games.append(game)
     gtp.close()
-    name = os.path.join(args.output_dir, f"gnugo-l{args.level}-{args.seed}-{index:03d}.sgfs")
+    name = collection_path(args, index)
     with open(name + ".tmp", "w") as out:
         out.writelines(games)
     os.replace(name + ".tmp", name)
@@ -142,8 +146,7 @@ def main():
         sys.exit(f"gnugo_records.py: {GNUGO} not found (apt-get install gnugo)")
     os.makedirs(args.output_dir, exist_ok=True)
     files = -(-args.games // args.games_per_file)
-    todo = [(args, i) for i in range(files) if not os.path.exists(os.path.join(
-        args.output_dir, f"gnugo-l{args.level}-{args.seed}-{i:03d}.sgfs"))]
+    todo = [(args, i) for i in range(files) if not os.path.exists(collection_path(args, i))]
     start = time.time()
     with Pool(args.jobs) as pool:
         for done, name in enumerate(pool.imap_unordered(write_file, todo), 1):

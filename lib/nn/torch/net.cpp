@@ -358,18 +358,16 @@ struct WidthMap {
 
 WidthMap MakeWidthMap(int64_t from, int64_t to, Rng& rng) {
   std::vector<int64_t> source(to);
-  std::vector<double> share(to, 1.0);
+  std::vector<double> weight(to, 1.0);
   std::vector<double> total(from, 0.0);
   for (int64_t j = 0; j < to; ++j) {
     source[j] = j < from ? j : rng.Uniform(static_cast<uint32_t>(from));
-    if (j >= from || to > from) share[j] = 0.25 + 0.5 * rng.UniformDouble();
-    total[source[j]] += share[j];
+    if (to > from) weight[j] = 0.25 + 0.5 * rng.UniformDouble();
+    total[source[j]] += weight[j];
   }
-  WidthMap map{torch::tensor(source, torch::kInt64), torch::empty({to}, torch::kFloat32)};
-  for (int64_t j = 0; j < to; ++j) {
-    map.share[j] = static_cast<float>(share[j] / total[source[j]]);
-  }
-  return map;
+  std::vector<float> share(to);
+  for (int64_t j = 0; j < to; ++j) share[j] = static_cast<float>(weight[j] / total[source[j]]);
+  return {torch::tensor(source, torch::kInt64), torch::tensor(share, torch::kFloat32)};
 }
 
 // Dimension 0 widened: each row copies its source.
