@@ -116,6 +116,41 @@ TEST_CASE("game runner: a reused seed replays the moves under a new game id") {
   CHECK(b.game_id >= 0);
 }
 
+TEST_CASE("game runner: policy surprise weighting repeats and drops rows, the game unchanged") {
+  search::UniformEvaluator evaluator;
+  const Player player{&evaluator, "random"};
+  int repeated = 0, dropped = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    GameParams plain = SmallGame(5);
+    GameParams weighted = plain;
+    weighted.policy_surprise_weight = 0.8;
+    FinishedGame a, b;
+    REQUIRE(PlayGame(
+        plain, player, player, seed, [] { return false; }, &a));
+    REQUIRE(PlayGame(
+        weighted, player, player, seed, [] { return false; }, &b));
+    // The weighting comes after the game: the same moves and result.
+    REQUIRE(a.sgf.moves.size() == b.sgf.moves.size());
+    for (size_t i = 0; i < a.sgf.moves.size(); ++i) CHECK(a.sgf.moves[i].loc == b.sgf.moves[i].loc);
+    CHECK(a.final_score == b.final_score);
+    // Each weighted row is a plain row of the same turn, written 0, 1 or more times in order.
+    size_t j = 0;
+    for (const data::TrainingRow& plain_row : a.rows) {
+      int copies = 0;
+      for (; j < b.rows.size() && b.rows[j].turn == plain_row.turn; ++j, ++copies) {
+        CHECK(b.rows[j].policy == plain_row.policy);
+        CHECK(b.rows[j].spatial == plain_row.spatial);
+        CHECK(b.rows[j].score == plain_row.score);
+      }
+      repeated += copies > 1 ? 1 : 0;
+      dropped += copies == 0 ? 1 : 0;
+    }
+    CHECK(j == b.rows.size());
+  }
+  CHECK(repeated > 0);
+  CHECK(dropped > 0);
+}
+
 TEST_CASE("game runner: a resigned game keeps policy and value rows, without score targets") {
   search::UniformEvaluator evaluator;
   const Player player{&evaluator, "random"};

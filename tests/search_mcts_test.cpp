@@ -881,6 +881,54 @@ TEST_CASE("search: playout cap draws full searches at the configured rate") {
   CHECK(DrawSearchPlan(cap, rng).visits == 600);
 }
 
+TEST_CASE("search: policy surprise is the target's KL divergence from the net's priors") {
+  SearchResult result;
+  result.policy_target = {0.5f, 0.5f, 0.0f};
+  result.net_priors = {0.5f, 0.5f, 0.0f};
+  CHECK(PolicySurprise(result) == doctest::Approx(0.0).epsilon(1e-9));
+  result.policy_target = {1.0f, 0.0f, 0.0f};
+  result.net_priors = {0.25f, 0.25f, 0.5f};
+  CHECK(PolicySurprise(result) == doctest::Approx(std::log(4.0)));
+  // A move the net gave nothing is floored, not infinite.
+  result.net_priors = {0.0f, 0.5f, 0.5f};
+  CHECK(PolicySurprise(result) == doctest::Approx(std::log(1e6)));
+
+  // A search reports the evaluator's priors before noise: uniform over the legal moves here.
+  GameState game(5, Rules(), 100);
+  UniformEvaluator eval;
+  Rng rng(16);
+  SearchParams params;
+  params.pass_only_when_settled = false;
+  Search search(params, eval, rng);
+  search.SetPosition(game);
+  const SearchResult full = search.Run(40, /*full_search=*/true);
+  for (float p : full.net_priors) CHECK(p == doctest::Approx(1.0 / 26));
+  CHECK(full.root_priors != full.net_priors);  // the noise changed those
+  CHECK(PolicySurprise(full) > 0);
+}
+
+TEST_CASE("search: surprise weighting keeps a game's row weight and moves it to surprises") {
+  Rng rng(17);
+  const std::vector<double> surprises = {0.0, 0.0, 0.0, 3.0};
+  CHECK(SurpriseRepeats(surprises, 0.0, rng) == std::vector<int>{1, 1, 1, 1});
+  CHECK(SurpriseRepeats({0.0, 0.0}, 0.5, rng) == std::vector<int>{1, 1});
+  // Weights 0.5, 0.5, 0.5 and 2.5: each row is written one of its two neighbouring counts, as
+  // often as keeps the weight its mean.
+  const std::vector<double> expected = {0.5, 0.5, 0.5, 2.5};
+  std::vector<double> mean(4, 0.0);
+  const int draws = 20000;
+  for (int d = 0; d < draws; ++d) {
+    const std::vector<int> repeats = SurpriseRepeats(surprises, 0.5, rng);
+    for (size_t i = 0; i < 4; ++i) {
+      CHECK((repeats[i] == std::floor(expected[i]) || repeats[i] == std::floor(expected[i]) + 1));
+      mean[i] += repeats[i] / double(draws);
+    }
+  }
+  for (size_t i = 0; i < 4; ++i) CHECK(mean[i] == doctest::Approx(expected[i]).epsilon(0.03));
+  // All the weight on surprise: rows the net predicted are dropped.
+  CHECK(SurpriseRepeats({0.0, 1.0}, 1.0, rng) == std::vector<int>{0, 2});
+}
+
 TEST_CASE("search: resignation needs consecutive low values of the same player") {
   Rng rng(15);
   ResignTracker off(ResignParams(), rng);  // off by default

@@ -51,6 +51,9 @@ OptionTable<play::GameParams> SelfplayGameOptionTable() {
                               "forced_playout_k", &S::forced_playout_k, 0, 100,
                               "forced playouts coefficient in full searches (0: off, no target "
                               "pruning)"))
+      .Double("policy_surprise_weight", &G::policy_surprise_weight, 0, 1,
+              "share of a game's row weight moved to the rows whose search differed most from "
+              "the net's prior (0: each row written once)")
       .Nested(&G::resign,
               OptionTable<search::ResignParams>().Double(
                   "resign.no_resign_fraction", &search::ResignParams::no_resign_fraction, 0, 1,

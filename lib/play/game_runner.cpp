@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <utility>
 
 #include "go/game.h"
 #include "go/pass_alive.h"
@@ -171,6 +172,17 @@ bool RefusePrematurePass(const GameParams& params, const go::GameState& state,
          result->DropPass();
 }
 
+// Writes each row as often as SurpriseRepeats says (GameParams::policy_surprise_weight).
+void WeightRowsBySurprise(double surprise_weight, const std::vector<double>& surprises, Rng& rng,
+                          std::vector<data::TrainingRow>* rows) {
+  if (surprise_weight <= 0) return;
+  const std::vector<int> repeats = search::SurpriseRepeats(surprises, surprise_weight, rng);
+  std::vector<data::TrainingRow> weighted;
+  for (size_t i = 0; i < rows->size(); ++i)
+    for (int k = 0; k < repeats[i]; ++k) weighted.push_back((*rows)[i]);
+  *rows = std::move(weighted);
+}
+
 }  // namespace
 
 bool PlayGame(const GameParams& params, const Player& black, const Player& white, uint64_t seed,
@@ -198,6 +210,7 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
   white_search.SetPosition(state);
   search::ResignTracker resign(params.resign, rng);
   std::vector<go::Color> row_movers;
+  std::vector<double> row_surprises;
 
   while (!state.IsOver()) {
     if (stop()) return false;
@@ -222,6 +235,7 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
     if (params.record_rows && plan.record_row) {
       game->rows.push_back(StartRow(params, state, result, game->game_id));
       row_movers.push_back(mover);
+      row_surprises.push_back(search::PolicySurprise(result));
     }
     const go::Loc loc = result.ChooseMove(
         MoveTemperature(params, static_cast<int>(state.moves().size()), size), rng);
@@ -237,6 +251,7 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
   }
 
   ScoreAndRecord(params, state, rules.komi, black, white, seed, row_movers, game);
+  WeightRowsBySurprise(params.policy_surprise_weight, row_surprises, rng, &game->rows);
   return true;
 }
 

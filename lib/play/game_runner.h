@@ -65,6 +65,10 @@ struct GameParams {
   int premature_pass_checks = 0;
   // Visits of that check's search (0: the turn's own, cheap or full).
   int premature_pass_check_visits = 0;
+  // Policy surprise weighting of the recorded rows (search::SurpriseRepeats): the share of a
+  // game's row weight that goes to the rows whose search policy differed most from the net's
+  // prior (0: every row written once; KataGo's selfplay uses 0.5).
+  double policy_surprise_weight = 0;
   // Training rows: every recorded row gets this pos_len (>= every board size).
   int pos_len = 19;
   bool record_rows = true;
@@ -84,8 +88,10 @@ extern const char* const kPassAliveComment;
 
 struct FinishedGame {
   go::SgfRecord sgf;
-  std::vector<data::TrainingRow> rows;  // empty for a resigned game
-  int64_t game_id = 0;                  // random, unique across runs whatever the seed
+  // Empty for a resigned game. Under policy_surprise_weight a position's row may appear several
+  // times in a row, or not at all.
+  std::vector<data::TrainingRow> rows;
+  int64_t game_id = 0;  // random, unique across runs whatever the seed
   uint64_t seed = 0;
   go::Color winner = go::Color::kEmpty;  // kEmpty: draw
   // Black minus white (komi included): Tromp-Taylor, or the pass-alive area's count for a game

@@ -475,6 +475,7 @@ SearchResult Search::MakeResult(bool full_search) const {
   result.visits.assign(num_moves, 0);
   result.policy_target.assign(num_moves, 0.0f);
   result.root_priors.assign(num_moves, 0.0f);
+  result.net_priors.assign(num_moves, 0.0f);
   result.root_visits = root_.visits;
   result.root_value = static_cast<float>(-root_.value_sum / root_.visits);
   result.root_score = static_cast<float>(-root_.score_sum / root_.visits);
@@ -486,6 +487,7 @@ SearchResult Search::MakeResult(bool full_search) const {
   for (size_t i = 0; i < children.size(); ++i) {
     if (RootBanned(children[i])) continue;
     const int index = MoveIndex(children[i].move, size);
+    result.net_priors[index] = children[i].prior;
     result.visits[index] = children[i].visits;
     result.root_priors[index] = root_priors_[i];
     total_visits += children[i].visits;

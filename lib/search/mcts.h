@@ -139,6 +139,9 @@ struct SearchResult {
   std::vector<float> policy_target;
   // The priors search used at the root (after temperature and noise).
   std::vector<float> root_priors;
+  // The evaluator's priors at the root, renormalised over the legal moves, before temperature
+  // and noise: what the net expected before the search (0 for a pass held back).
+  std::vector<float> net_priors;
   int root_visits = 0;
   // Mean backed-up value in [-1, 1] and score lead, from the root side to move's view.
   float root_value = 0;

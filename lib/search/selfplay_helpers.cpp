@@ -1,6 +1,7 @@
 #include "search/selfplay_helpers.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "go/game.h"
 #include "go/score.h"
@@ -14,6 +15,31 @@ SearchPlan DrawSearchPlan(const PlayoutCap& cap, Rng& rng) {
   plan.record_row = plan.full_search;
   plan.visits = plan.full_search ? cap.full_visits : std::min(cap.cheap_visits, cap.full_visits);
   return plan;
+}
+
+double PolicySurprise(const SearchResult& result) {
+  double surprise = 0;
+  for (size_t i = 0; i < result.policy_target.size(); ++i) {
+    const double target = result.policy_target[i];
+    if (target <= 0) continue;
+    surprise += target * std::log(target / std::max<double>(result.net_priors[i], 1e-6));
+  }
+  return std::max(surprise, 0.0);
+}
+
+std::vector<int> SurpriseRepeats(const std::vector<double>& surprises, double surprise_weight,
+                                 Rng& rng) {
+  double total = 0;
+  for (double s : surprises) total += s;
+  std::vector<int> repeats(surprises.size(), 1);
+  if (surprise_weight <= 0 || total <= 0) return repeats;
+  const double n = static_cast<double>(surprises.size());
+  for (size_t i = 0; i < surprises.size(); ++i) {
+    const double weight = (1 - surprise_weight) + n * surprise_weight * surprises[i] / total;
+    const double whole = std::floor(weight);
+    repeats[i] = static_cast<int>(whole) + (rng.UniformDouble() < weight - whole ? 1 : 0);
+  }
+  return repeats;
 }
 
 ResignTracker::ResignTracker(const ResignParams& params, Rng& rng)

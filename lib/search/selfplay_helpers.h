@@ -2,6 +2,8 @@
 // Two small per-turn decisions of a selfplay game that sit next to search: how hard to search
 // this turn (playout cap randomisation) and whether the side to move resigns.
 
+#include <vector>
+
 #include "go/types.h"
 #include "util/rng.h"
 
@@ -12,6 +14,7 @@ class GameState;
 namespace tengen::search {
 
 struct SearchParams;
+struct SearchResult;
 class LeafEvaluator;
 
 // Playout cap randomisation (KataGo, play.cpp:1093-1225): most turns get a cheap search that
@@ -34,6 +37,22 @@ struct SearchPlan {
 
 // Draws this turn's plan; a cheap search never has more visits than a full one.
 SearchPlan DrawSearchPlan(const PlayoutCap& cap, Rng& rng);
+
+// Policy surprise of a search: the KL divergence, in nats, of its policy target from the net's
+// priors at the root (SearchResult::net_priors, floored at 1e-6 so that a move the net all but
+// ruled out costs a finite amount). 0 when the search found what the net expected.
+double PolicySurprise(const SearchResult& result);
+
+// Policy surprise weighting (KataGo's policySurpriseDataWeight, 0.5 in its selfplay): how many
+// times each recorded row of a game is written. Each row's weight is (1 - surprise_weight) + n *
+// surprise_weight * surprise / (sum of the game's surprises) for n rows, so the game's total
+// weight stays n and the rows whose search disagreed most with the net carry the share
+// surprise_weight of it; each weight is then rounded to one of its two neighbouring integers at
+// random, with the mean kept (a row may be written 0, 1, 2 or more times). All rows weigh 1 when
+// surprise_weight is 0 or no row was surprising. KataGo also lends weight to cheap searches'
+// positions and to value surprise; tengen records full searches only.
+std::vector<int> SurpriseRepeats(const std::vector<double>& surprises, double surprise_weight,
+                                 Rng& rng);
 
 // Resignation, off by default. A player resigns after `consecutive_turns` of its own turns in
 // a row with root value (its own view) below `threshold`. A fraction of games never resigns so
