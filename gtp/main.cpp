@@ -58,6 +58,11 @@ OptionTable<gtp::SearchPlayerParams> SearchPlayerOptionTable() {
       .Double("resign_threshold", &P::resign_threshold, -1, 1,
               "resign below this root value (own view)")
       .Int("resign_turns", &P::resign_turns, 1, 1000, "... for this many own moves in a row")
+      .Double("lcb_stdevs", &P::lcb_stdevs, 0, 100,
+              "LCB move selection: play the move whose utility is highest this many standard "
+              "errors below its mean (0: off, the most visited move)")
+      .Double("lcb_min_visit_share", &P::lcb_min_visit_share, 0, 1,
+              "... among the moves with at least this share of the most visited move's visits")
       .Int("analysis_visits", &P::analysis_visits, 1, kMaxVisits,
            "root visits at which lz-analyze / kata-analyze stop searching (the tree's memory "
            "grows with them: about 30 KB a visit on 19x19)")

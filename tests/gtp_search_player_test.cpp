@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -102,6 +103,53 @@ TEST_CASE("search player: legal moves and the visits asked for") {
     CHECK(player.last_summary().visits >= 50);
     game.Play({reply.loc, color});
   }
+}
+
+TEST_CASE("search player: LCB selection plays the surest good move among the well visited") {
+  // Three moves of a 2x2 board's 5 (pass last): A the most visited, B fewer visits but a
+  // clearly better utility, C better still but under the 15% share of A's visits.
+  search::SearchResult r;
+  r.visits = {150, 40, 20, 0, 0};
+  r.utility = {0.1f, 0.5f, 0.9f, 0, 0};
+  r.utility_stdev = {0.5f, 0.3f, 0.1f, 0, 0};
+  const search::SearchParams params = PlaySearchParams();
+  CHECK(LcbMoveIndex({&r}, 5.0, 0.15, params) == 1);
+  CHECK(LcbMoveIndex({&r}, 5.0, 0.1, params) == 2);  // C now has enough visits
+  // With a wide spread B's bound falls below A's: the most visited is kept.
+  r.utility_stdev[1] = 2.0f;
+  CHECK(LcbMoveIndex({&r}, 5.0, 0.15, params) == 0);
+
+  // Two trees pool into one sample: B's playouts split 20 / 20 with means 0 and 1 and spreads
+  // 0.3 have the mean 0.5 and the spread sqrt(0.09 + 0.25) = 0.58, which 10 stdevs make count.
+  search::SearchResult a = r, b = r;
+  a.visits = {75, 20, 10, 0, 0};
+  b.visits = {75, 20, 10, 0, 0};
+  a.utility_stdev = b.utility_stdev = {0.5f, 0.3f, 0.1f, 0, 0};
+  a.utility[1] = 0.0f;
+  b.utility[1] = 1.0f;
+  const double pooled = search::UtilityLcb(0.5, std::sqrt(0.34), 40, 10.0, 1.4);
+  const double single = search::UtilityLcb(0.1, 0.5, 150, 10.0, 1.4);
+  REQUIRE(pooled < single);  // so the pooled spread decides
+  CHECK(LcbMoveIndex({&a, &b}, 10.0, 0.15, params) == 0);
+  a.utility[1] = b.utility[1] = 0.5f;  // the same mean, each tree's own spread only
+  CHECK(LcbMoveIndex({&a, &b}, 10.0, 0.15, params) == 1);
+}
+
+TEST_CASE("search player: with LCB selection on, two trees still play legal moves to the end") {
+  Fixture fixture(2);
+  SearchPlayerParams params;
+  params.visits = 60;
+  params.lcb_stdevs = 5;
+  SearchPlayer player(params, fixture.pointers, 2);
+  go::GameState game(5, go::Rules(), 60);
+  while (!game.IsOver()) {
+    const go::Color color = game.to_move();
+    const GenMoveReply reply = player.GenerateMove(game, Request(color));
+    REQUIRE_FALSE(reply.resign);
+    REQUIRE(game.IsLegal({reply.loc, color}));
+    game.Play({reply.loc, color});
+  }
+  CHECK(game.moves().size() >= 2);
 }
 
 TEST_CASE("search player: the tree is reused when the game follows on, not after undo") {

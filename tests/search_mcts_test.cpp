@@ -929,6 +929,56 @@ TEST_CASE("search: surprise weighting keeps a game's row weight and moves it to 
   CHECK(SurpriseRepeats({0.0, 1.0}, 1.0, rng) == std::vector<int>{0, 2});
 }
 
+TEST_CASE("search: a move's utility lower bound tightens with visits and loosens with spread") {
+  const double range = 1.4;
+  CHECK(UtilityLcb(0.3, 0.5, 100, 5.0, range) < 0.3);
+  CHECK(UtilityLcb(0.3, 0.5, 100, 5.0, range) < UtilityLcb(0.3, 0.5, 400, 5.0, range));
+  CHECK(UtilityLcb(0.3, 0.8, 100, 5.0, range) < UtilityLcb(0.3, 0.5, 100, 5.0, range));
+  // Large visit counts: the prior fades and the bound is the plain mean - stdevs * stderr.
+  CHECK(UtilityLcb(0.3, 0.5, 10000, 5.0, range) ==
+        doctest::Approx(0.3 - 5.0 * 0.005).epsilon(1e-4));
+  // A move of 2 visits with no spread yet is not trusted: the prior's spread counts.
+  CHECK(UtilityLcb(0.9, 0.0, 2, 5.0, range) < 0.0);
+  CHECK(UtilityLcb(0.9, 0.0, 0, 5.0, range) < -range);
+}
+
+TEST_CASE("search: root results give each move's utility and its spread over the playouts") {
+  // A 5x5 board, black to move. The position after black's centre move is worth 0.5 to black
+  // and every one below it a fair coin flip (+1 or -1 by the position's hash); every other
+  // position is worth -0.3 to black.
+  GameState game(5, Rules(), 100);
+  const Loc centre = MakeLoc(2, 2, 5);
+  FakeEvaluator eval;
+  eval.value = [&](const GameState& s) {
+    const bool centre_played =
+        !s.moves().empty() && s.moves()[0].loc == centre && s.moves()[0].color == Color::kBlack;
+    const double coin = (s.board().hash() >> 7) & 1 ? 1.0 : -1.0;
+    const double black = !centre_played ? -0.3 : s.moves().size() == 1 ? 0.5 : coin;
+    return ForSideToMove(s, black);
+  };
+  SearchParams params;
+  params.dynamic_score_utility = 0;  // utility = value
+  params.pass_only_when_settled = false;
+  params.root_ending_bonus_points = 0;
+  Rng rng(18);
+  Search search(params, eval, rng);
+  search.SetPosition(game);
+  const SearchResult result = search.Run(800, false);
+  const int c = MoveIndex(centre, 5);
+  REQUIRE(result.visits[c] >= 10);
+  CHECK(result.utility_stdev[c] > 0.5);
+  for (int i = 0; i < 26; ++i) {
+    if (i == c || result.visits[i] < 2) continue;
+    CAPTURE(i);
+    // Below the other moves the value is a constant -0.3 for black: no spread, but for a game
+    // that two passes end inside the tree (scored exactly), which is rare on an open 5x5 board.
+    CHECK(std::abs(result.utility[i] + 0.3) < 0.05);
+    CHECK(result.utility_stdev[i] < 0.2);
+  }
+  for (int i = 0; i < 26; ++i)
+    if (result.visits[i] == 0) CHECK(result.utility_stdev[i] == 0.0f);
+}
+
 TEST_CASE("search: resignation needs consecutive low values of the same player") {
   Rng rng(15);
   ResignTracker off(ResignParams(), rng);  // off by default

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <functional>
 #include <iomanip>
@@ -52,6 +53,38 @@ bool FollowsOn(const go::GameState& earlier, const go::GameState& later) {
 }
 
 }  // namespace
+
+int LcbMoveIndex(const std::vector<const search::SearchResult*>& results, double stdevs,
+                 double min_visit_share, const search::SearchParams& params) {
+  TENGEN_CHECK(!results.empty(), "no search results");
+  const size_t moves = results[0]->visits.size();
+  std::vector<int> visits(moves, 0);
+  for (const search::SearchResult* r : results)
+    for (size_t i = 0; i < moves; ++i) visits[i] += r->visits[i];
+  const int most = *std::max_element(visits.begin(), visits.end());
+  const double range = std::abs(params.win_loss_utility) + std::abs(params.static_score_utility) +
+                       std::abs(params.dynamic_score_utility);
+  int choice = -1;
+  double best_lcb = 0;
+  for (size_t i = 0; i < moves; ++i) {
+    if (visits[i] == 0 || visits[i] < min_visit_share * most) continue;
+    // The trees' playouts of the move as one sample: their mean and their spread around it.
+    double mean = 0, second_moment = 0;
+    for (const search::SearchResult* r : results) {
+      const double share = static_cast<double>(r->visits[i]) / visits[i];
+      const double u = r->utility[i], sd = r->utility_stdev[i];
+      mean += share * u;
+      second_moment += share * (sd * sd + u * u);
+    }
+    const double stdev = std::sqrt(std::max(0.0, second_moment - mean * mean));
+    const double lcb = search::UtilityLcb(mean, stdev, visits[i], stdevs, range);
+    if (choice < 0 || lcb > best_lcb) {
+      choice = static_cast<int>(i);
+      best_lcb = lcb;
+    }
+  }
+  return choice;
+}
 
 go::GameState SearchState(const go::GameState& game, go::Color color) {
   if (game.IsOver()) return go::GameState(game.board(), game.rules(), color);
@@ -311,6 +344,15 @@ GenMoveReply SearchPlayer::ChooseMove(const go::GameState& game, const go::GameS
   }
   std::sort(ranked.begin(), ranked.end(),
             [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<const search::SearchResult*> results;
+  for (const std::unique_ptr<Tree>& tree : trees_) results.push_back(&tree->result);
+  const int lcb_choice =
+      params_.lcb_stdevs > 0
+          ? LcbMoveIndex(results, params_.lcb_stdevs, params_.lcb_min_visit_share, params_.search)
+          : -1;
+  const auto chosen = std::find_if(ranked.begin(), ranked.end(),
+                                   [&](const auto& entry) { return entry.second == lcb_choice; });
+  if (chosen != ranked.end()) std::rotate(ranked.begin(), chosen, chosen + 1);
   for (const auto& entry : ranked) {
     const go::Loc loc = search::IndexToLoc(entry.second, size);
     if (game.IsLegal({loc, request.color})) {

@@ -10,6 +10,13 @@
 // the most visited move is played, ties broken at random so that two games from the same
 // position need not repeat each other.
 //
+// LCB move selection (KataGo's useLcbForSelection; off unless lcb_stdevs > 0): among the moves
+// with at least lcb_min_visit_share of the most visited move's visits, the one with the highest
+// lower confidence bound of its utility (search::UtilityLcb, lcb_stdevs standard errors below
+// its mean) is played instead. A move that search found good late, with fewer visits than the
+// favourite but a clearly better value, is then played. The trees' statistics are pooled per
+// move (visits summed, means and spreads combined as one sample).
+//
 // Threads (root parallelisation). The search itself is single-threaded, so `threads` searches
 // run side by side, one tree and one evaluator each, each to visits / threads root visits,
 // and their root visit counts are summed to choose the move (Chaslot, Winands and van den
@@ -68,6 +75,12 @@ search::SearchParams PlaySearchParams();
 // dropped, and a move finally chosen is checked against the real game.
 go::GameState SearchState(const go::GameState& game, go::Color color);
 
+// LCB move selection over the root results of one or more trees of the same position (see the
+// header comment): the MoveIndex to play, or -1 when no move was visited. `params` gives the
+// utility's range (the sum of its weights).
+int LcbMoveIndex(const std::vector<const search::SearchResult*>& results, double stdevs,
+                 double min_visit_share, const search::SearchParams& params);
+
 struct SearchPlayerParams {
   search::SearchParams search = PlaySearchParams();
   int visits = 400;             // root visits per move, all threads together (0: no limit)
@@ -77,6 +90,8 @@ struct SearchPlayerParams {
   double resign_threshold = -0.95;
   int resign_turns = 3;
   CleanupParams cleanup;
+  double lcb_stdevs = 0;  // LCB move selection (see the header comment); 0: the most visited
+  double lcb_min_visit_share = 0.15;
   int analysis_visits = 10000;  // root visits over all trees at which analysis stops searching
   int analysis_pv_length = 15;  // moves per principal variation in analysis reports (KataGo's)
 };

@@ -104,6 +104,24 @@ double ScoreValue(double score, double center, double scale, int area) {
          std::atan((score - center) / (scale * std::sqrt(static_cast<double>(area))));
 }
 
+double ScoreValueSlope(double score, double center, double scale, int area) {
+  const double width = scale * std::sqrt(static_cast<double>(area));
+  const double z = (score - center) / width;
+  return (2.0 / M_PI) / (width * (1.0 + z * z));
+}
+
+double UtilityLcb(double utility, double stdev, int visits, double stdevs, double range) {
+  if (visits <= 0) return utility - 2 * range * stdevs;
+  const double n = visits;
+  const double prior_weight = 1.0 / (n * n);
+  const double variance =
+      (stdev * stdev * n + (stdev * stdev + range * range) * prior_weight) / (n + prior_weight);
+  // The effective sample size of n playouts of weight 1 and the prior.
+  const double samples =
+      (n + prior_weight) * (n + prior_weight) / (n + prior_weight * prior_weight);
+  return utility - stdevs * std::sqrt(variance / samples);
+}
+
 go::Loc SearchResult::ChooseMove(double temperature, Rng& rng) const {
   if (temperature <= 0 || best_move == go::kPassLoc) return best_move;
   const size_t pass = static_cast<size_t>(MoveIndex(go::kPassLoc, size));
@@ -232,6 +250,20 @@ double Search::ChildUtility(const Node& child, double center) const {
              ScoreValue(score, center, params_.dynamic_score_center_scale, area);
 }
 
+double Search::ChildUtilityStdev(const Node& child, double center) const {
+  const int area = root_state_.size() * root_state_.size();
+  const double n = child.visits;
+  const double value = child.value_sum / n;
+  const double score = child.score_sum / n;
+  const double value_stdev = std::sqrt(std::max(0.0, child.value_sq_sum / n - value * value));
+  const double score_stdev = std::sqrt(std::max(0.0, child.score_sq_sum / n - score * score));
+  const double per_point =
+      params_.static_score_utility * ScoreValueSlope(score, 0.0, kStaticScoreScale, area) +
+      params_.dynamic_score_utility *
+          ScoreValueSlope(score, center, params_.dynamic_score_center_scale, area);
+  return std::abs(params_.win_loss_utility) * value_stdev + std::abs(per_point) * score_stdev;
+}
+
 double Search::MoverUtility(const Node& node, double center) const {
   Node mirrored;
   mirrored.visits = node.visits;
@@ -306,6 +338,8 @@ void Search::Playout(go::GameState& state) {
     ++(*it)->visits;
     (*it)->value_sum += v;
     (*it)->score_sum += s;
+    (*it)->value_sq_sum += v * v;
+    (*it)->score_sq_sum += s * s;
     v = -v;
     s = -s;
   }
@@ -381,14 +415,10 @@ void Search::SetEndingPenalties() {
   // Points to utility: the slope of the score terms at the root's expected score.
   const int area = size * size;
   const double root_score = -root_.score_sum / root_.visits;
-  const auto slope = [&](double center, double scale) {
-    const double width = scale * std::sqrt(static_cast<double>(area));
-    const double z = (root_score - center) / width;
-    return (2.0 / M_PI) / (width * (1.0 + z * z));
-  };
   const double utility_per_point =
-      params_.static_score_utility * slope(0.0, kStaticScoreScale) +
-      params_.dynamic_score_utility * slope(score_center_, params_.dynamic_score_center_scale);
+      params_.static_score_utility * ScoreValueSlope(root_score, 0.0, kStaticScoreScale, area) +
+      params_.dynamic_score_utility *
+          ScoreValueSlope(root_score, score_center_, params_.dynamic_score_center_scale, area);
   const go::Color pla = root_state_.to_move();
   const go::Color opp = go::Opponent(pla);
   for (size_t i = 0; i < n; ++i) {
@@ -476,6 +506,8 @@ SearchResult Search::MakeResult(bool full_search) const {
   result.policy_target.assign(num_moves, 0.0f);
   result.root_priors.assign(num_moves, 0.0f);
   result.net_priors.assign(num_moves, 0.0f);
+  result.utility.assign(num_moves, 0.0f);
+  result.utility_stdev.assign(num_moves, 0.0f);
   result.root_visits = root_.visits;
   result.root_value = static_cast<float>(-root_.value_sum / root_.visits);
   result.root_score = static_cast<float>(-root_.score_sum / root_.visits);
@@ -488,6 +520,12 @@ SearchResult Search::MakeResult(bool full_search) const {
     if (RootBanned(children[i])) continue;
     const int index = MoveIndex(children[i].move, size);
     result.net_priors[index] = children[i].prior;
+    if (children[i].visits > 0) {
+      result.utility[index] =
+          static_cast<float>(ChildUtility(children[i], score_center_) - root_penalties_[i]);
+      result.utility_stdev[index] =
+          static_cast<float>(ChildUtilityStdev(children[i], score_center_));
+    }
     result.visits[index] = children[i].visits;
     result.root_priors[index] = root_priors_[i];
     total_visits += children[i].visits;

@@ -127,6 +127,14 @@ bool HasOpenPoint(const go::GameState& state);
 
 // SV(s; center, scale) of the header comment for a board of `area` points.
 double ScoreValue(double score, double center, double scale, int area);
+// Its derivative in the score: utility per point at `score`.
+double ScoreValueSlope(double score, double center, double scale, int area);
+
+// Lower confidence bound of a move's utility (KataGo's LCB move selection): utility - stdevs *
+// stdev / sqrt(visits), where stdev is the spread of one playout's utility. A prior that the
+// spread is the largest possible (range: the utility's largest magnitude) weighs 1 / visits^2
+// playouts, so that a move with few visits and, by chance, no spread yet is not trusted.
+double UtilityLcb(double utility, double stdev, int visits, double stdevs, double range);
 
 // What a search found at the root. Vectors have size * size + 1 entries indexed by MoveIndex.
 struct SearchResult {
@@ -142,6 +150,13 @@ struct SearchResult {
   // The evaluator's priors at the root, renormalised over the legal moves, before temperature
   // and noise: what the net expected before the search (0 for a pass held back).
   std::vector<float> net_priors;
+  // What search maximises for each visited root child (root side to move's view, the ending
+  // penalty included), and the spread of one playout's utility around it: the standard
+  // deviations of the playouts' values and scores, each turned into utility by its slope at
+  // the child's mean and added (as if the two moved together: an upper bound). 0 for unvisited
+  // moves.
+  std::vector<float> utility;
+  std::vector<float> utility_stdev;
   int root_visits = 0;
   // Mean backed-up value in [-1, 1] and score lead, from the root side to move's view.
   float root_value = 0;
@@ -220,6 +235,8 @@ class Search {
     int visits = 0;
     double value_sum = 0;  // from the view of the player who moved into this node
     double score_sum = 0;
+    double value_sq_sum = 0;  // sums of squares, for the spread (SearchResult::utility_stdev)
+    double score_sq_sum = 0;
     bool expanded = false;
     // The evaluator's ownership at this node (its side to move's view; empty if it gave none),
     // kept for nodes up to kOwnershipDepth below the root, so that a root reused after this
@@ -241,6 +258,9 @@ class Search {
   // Utility of a visited `node` for its side to move (its sums negated: a Node with them is
   // that view).
   double MoverUtility(const Node& node, double center) const;
+  // The spread of one playout's utility for the player who moved into a visited `child`
+  // (SearchResult::utility_stdev).
+  double ChildUtilityStdev(const Node& child, double center) const;
   // Root priors for this Run (temperature, noise), the score center and the ending penalties.
   void PrepareRoot(bool full_search);
   void SetScoreCenter();
