@@ -336,6 +336,50 @@ TEST_CASE("torch model: corrupt or mismatched files are FormatErrors naming the 
   }
 }
 
+// Spatial inputs of n positions of a whole side x side board (plane 0, the mask, all 1), the
+// other planes random 0/1, and random global inputs, as tensors for NetImpl::forward.
+std::pair<torch::Tensor, torch::Tensor> RandomInputs(int n, int side, uint64_t seed) {
+  torch::manual_seed(seed);
+  auto spatial = torch::randint(0, 2, {n, kNumSpatialFeatures, side, side}).to(torch::kFloat32);
+  spatial.select(1, 0).fill_(1);
+  return {spatial, torch::randn({n, kNumGlobalFeatures})};
+}
+
+TEST_CASE("torch model: a model written before the soft policy head loads with that head at 0") {
+  // The shipped net predates the head: its file has no policy_soft_out or pass_soft_linear.
+  const std::string shipped = std::string(TENGEN_SOURCE_DIR) + "/nets/run-b4c64-s1857024-d234352";
+  auto model = TorchModel::Load(shipped);
+  int soft = 0;
+  for (const auto& [name, tensor] : model->net()->NamedState()) {
+    if (!IsSoftPolicyTensor(name)) continue;
+    ++soft;
+    CAPTURE(name);
+    CHECK(tensor.abs().max().item<float>() == 0.0f);
+  }
+  CHECK(soft == 3);  // the convolution's weight, the linear's weight and bias
+  // Its soft policy is uniform over the board's points and the pass.
+  model->net()->eval();
+  const auto [spatial, global] = RandomInputs(2, 9, 51);
+  torch::NoGradGuard no_grad;
+  const NetOutput out = model->net()->forward(spatial, global);
+  CHECK(out.soft_policy_logits.abs().max().item<float>() == 0.0f);
+
+  // A model saved now keeps its head.
+  TempDir tmp;
+  auto fresh = TorchModel::Create(SmallConfig(9), 52);
+  fresh->Save(tmp / "m");
+  auto loaded = TorchModel::Load(tmp / "m");
+  const auto a = fresh->net()->NamedState(), b = loaded->net()->NamedState();
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!IsSoftPolicyTensor(a[i].first)) continue;
+    CAPTURE(a[i].first);
+    const bool bias = a[i].first.find(".bias") != std::string::npos;  // biases start at 0
+    if (!bias) CHECK(a[i].second.abs().max().item<float>() > 0.0f);
+    CHECK(a[i].second.equal(b[i].second));
+  }
+}
+
 TEST_CASE("torch model: NaN weights are FormatErrors at load and at evaluator warm-up") {
   TempDir tmp;
   auto model = TorchModel::Create(SmallConfig(9), 33);
@@ -475,6 +519,17 @@ TEST_CASE("torch model: a widened net computes what it grew from, whatever the s
       CHECK(MaxAbsDiff(expected.score, out.score) < 1e-4f);
       CHECK(MaxAbsDiff(expected.ownership, out.ownership) < 1e-4f);
     }
+  }
+  // The soft policy head widens with the policy head.
+  const auto [spatial, global] = RandomInputs(6, 9, 47);
+  small->net()->eval();
+  wide[2]->net()->eval();
+  {
+    torch::NoGradGuard no_grad;
+    const NetOutput narrow_out = small->net()->forward(spatial, global);
+    const NetOutput wide_out = wide[2]->net()->forward(spatial, global);
+    CHECK((narrow_out.soft_policy_logits - wide_out.soft_policy_logits).abs().max().item<float>() <
+          1e-4f);
   }
   // The seed chooses which units are copied and how their readers share them out.
   bool some_differ = false;

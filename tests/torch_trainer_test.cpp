@@ -101,6 +101,31 @@ TEST_CASE("trainer: the loss falls on a fixed small dataset") {
   CHECK(before.rows == 64);
 }
 
+TEST_CASE("trainer: the soft policy head learns when weighted and costs nothing when not") {
+  const nn::TrainBatch batch = SpreadRows(64);
+  nn::TrainerOptions off;
+  auto model = nn::TorchModel::Create(TinyConfig(), 7);
+  nn::NetTrainer plain(*model, off, nullptr);
+  const nn::LossSums unweighted = plain.Evaluate(batch);
+  CHECK(unweighted.soft_policy == 0);
+  CHECK(unweighted.total == doctest::Approx(unweighted.policy + unweighted.value +
+                                            unweighted.score + unweighted.ownership));
+
+  nn::TrainerOptions on;
+  on.soft_policy_weight = 8;
+  nn::NetTrainer trainer(*model, on, nullptr);
+  const nn::LossSums before = trainer.Evaluate(batch);
+  CHECK(before.soft_policy > 0);
+  CHECK(before.policy == doctest::Approx(unweighted.policy));
+  for (int i = 0; i < 60; ++i) trainer.Step(batch, batch.size, 2e-4);
+  for (int i = 0; i < 300; ++i) trainer.Step(batch, batch.size, 0);
+  const nn::LossSums after = trainer.Evaluate(batch);
+  MESSAGE("soft policy loss per row " << before.soft_policy / before.weight << " -> "
+                                      << after.soft_policy / after.weight);
+  CHECK(after.soft_policy < 0.5 * before.soft_policy);
+  CHECK(after.policy < before.policy);
+}
+
 TEST_CASE("trainer: rows with a score or ownership weight of 0 add nothing to that loss") {
   nn::TrainBatch batch = SpreadRows(32);
   auto model = nn::TorchModel::Create(TinyConfig(), 5);
@@ -392,8 +417,8 @@ TEST_CASE("trainer program: 2 epochs equal 1 epoch, stop mid-epoch, resume, 1 ep
   int lines = 0;
   while (std::getline(metrics, line)) {
     ++lines;
-    for (const char* key : {"loss_policy", "loss_value", "loss_score", "loss_ownership",
-                            "samples_per_second", "lr", "bucket"}) {
+    for (const char* key : {"loss_policy", "loss_soft_policy", "loss_value", "loss_score",
+                            "loss_ownership", "samples_per_second", "lr", "bucket"}) {
       CHECK(line.find(key) != std::string::npos);
     }
   }

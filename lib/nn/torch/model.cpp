@@ -133,11 +133,17 @@ void LoadWeights(const std::string& weights, const std::string& path, NetImpl* n
       throw FormatError(path + ": tensor '" + name + "' holds NaN or infinite values");
     }
     it->second.copy_(tensor);
+    expected.erase(it);
     ++found;
   }
-  if (found != expected.size()) {
-    throw FormatError(
-        StrCat(path, ": holds ", found, " tensors, a ", arch, " net has ", expected.size()));
+  // A model written before the soft policy head existed: the head starts at 0 (a uniform soft
+  // policy), and nothing that plays reads it.
+  for (auto& [name, tensor] : expected) {
+    if (!IsSoftPolicyTensor(name)) {
+      throw FormatError(StrCat(path, ": holds ", found, " tensors, a ", arch, " net has ",
+                               found + expected.size(), " (no '", name, "')"));
+    }
+    tensor.zero_();
   }
 }
 

@@ -203,6 +203,8 @@ NetImpl::NetImpl(const ModelConfig& config) : config_(config), shape_(NetShape::
   policy_bn = register_module("policy_bn", MaskedBatchNorm(h));
   policy_out = register_module("policy_out", MakeConv(h, 1, 1, /*bias=*/false));
   pass_linear = register_module("pass_linear", torch::nn::Linear(3 * h, 1));
+  policy_soft_out = register_module("policy_soft_out", MakeConv(h, 1, 1, /*bias=*/false));
+  pass_soft_linear = register_module("pass_soft_linear", torch::nn::Linear(3 * h, 1));
 
   value_conv = register_module("value_conv", ConvBn(c, h, 1));
   value_hidden = register_module("value_hidden", torch::nn::Linear(3 * h, shape_.value_hidden));
@@ -234,10 +236,13 @@ NetOutput NetImpl::forward(const torch::Tensor& spatial, const torch::Tensor& gl
   auto p = policy_conv(x) + AsChannelBias(policy_glinear(pooled));
   if (!policy_folded_) p = policy_bn(p, m.mask, m.total);
   p = torch::relu(p) * m.mask;
-  const auto board_logits = policy_out(p).view({n, -1});
   const auto off_board = (1 - m.mask).reshape({n, -1}) * kOffBoardLogit;
-  out.policy_logits =
-      torch::cat({board_logits * m.mask.reshape({n, -1}) + off_board, pass_linear(pooled)}, 1);
+  const auto logits = [&](torch::nn::Conv2d& board, torch::nn::Linear& pass) {
+    return torch::cat({board(p).view({n, -1}) * m.mask.reshape({n, -1}) + off_board, pass(pooled)},
+                      1);
+  };
+  out.policy_logits = logits(policy_out, pass_linear);
+  out.soft_policy_logits = logits(policy_soft_out, pass_soft_linear);
   // Value, score and ownership heads.
   const auto v = torch::relu(value_conv(x, m.mask, m.total)) * m.mask;
   const auto hidden = torch::relu(value_hidden(ValuePool(v, m)));
@@ -261,7 +266,8 @@ void NetImpl::Initialize(uint64_t seed) {
     }
     const bool residual_out = name.find(".conv2.") != std::string::npos;
     // He-normal (gain sqrt 2) before ReLUs; the heads' outputs use gain 1.
-    const bool head_out = name.rfind("policy_out", 0) == 0 || name.rfind("pass_", 0) == 0 ||
+    const bool head_out = name.rfind("policy_out", 0) == 0 ||
+                          name.rfind("policy_soft_out", 0) == 0 || name.rfind("pass_", 0) == 0 ||
                           name.rfind("value_out", 0) == 0 || name.rfind("score_", 0) == 0 ||
                           name.rfind("ownership_", 0) == 0;
     double gain = head_out ? 1.0 : std::sqrt(2.0);
@@ -290,6 +296,10 @@ std::vector<std::pair<std::string, torch::Tensor>> NetImpl::NamedState() const {
     state.emplace_back(item.key(), item.value());
   }
   return state;
+}
+
+bool IsSoftPolicyTensor(const std::string& name) {
+  return name.rfind("policy_soft_out.", 0) == 0 || name.rfind("pass_soft_linear.", 0) == 0;
 }
 
 void CopyNetState(const NetImpl& from, NetImpl* to) {
@@ -420,8 +430,10 @@ TensorWidths WidthsOf(const std::string& name) {
   if (starts("policy_gconv.bn")) return {"policy_g", ""};
   if (starts("policy_glinear")) return {"policy_p", matrix ? "policy_g" : "", 3};
   if (starts("policy_bn")) return {"policy_p", ""};
-  if (starts("policy_out")) return {"", "policy_p"};
-  if (starts("pass_linear")) return {"", matrix ? "policy_g" : "", 3};
+  if (starts("policy_out") || starts("policy_soft_out")) return {"", "policy_p"};
+  if (starts("pass_linear") || starts("pass_soft_linear")) {
+    return {"", matrix ? "policy_g" : "", 3};
+  }
   if (starts("value_conv.conv")) return {"value", "stream"};
   if (starts("value_conv.bn")) return {"value", ""};
   if (starts("value_hidden")) return {"value_hidden", matrix ? "value" : "", 3};

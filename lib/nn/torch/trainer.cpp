@@ -26,6 +26,8 @@ constexpr double kValueLossScale = 1.5;
 constexpr double kScoreLossScale = 0.02;
 constexpr double kScoreHuberDelta = 12.0;
 constexpr double kOwnershipLossScale = 1.5;
+// KataGo's soft policy target: the policy target to this power.
+constexpr double kSoftPolicyPower = 0.25;
 
 // KataGo's AdamW learning rate relative to its SGD per-sample rate, at a batch of 256.
 constexpr double kAdamLearningRateFactor = 1.33;
@@ -39,7 +41,7 @@ bool IsOutOfMemory(const std::exception& e) {
 
 // The losses of one micro-batch, each summed over its rows (weighted), as fp32 scalars.
 struct LossTensors {
-  torch::Tensor policy, value, score, ownership, total, weight;
+  torch::Tensor policy, soft_policy, value, score, ownership, total, weight;
 };
 
 struct BatchTensors {
@@ -77,12 +79,21 @@ BatchTensors ToTensors(const TrainBatch& b, const torch::Device& device, bool ch
   return t;
 }
 
-LossTensors ComputeLosses(const NetOutput& out, const BatchTensors& t) {
+// Cross-entropy of each row's logits against a target that sums to 1.
+torch::Tensor PolicyRows(const torch::Tensor& target, const torch::Tensor& logits) {
+  return -(target * torch::log_softmax(logits.to(torch::kFloat32), 1)).sum(1);
+}
+
+LossTensors ComputeLosses(const NetOutput& out, const BatchTensors& t, double soft_policy_weight) {
   const int64_t n = t.weight.size(0);
   LossTensors loss;
   const auto policy_target = t.policy / t.policy.sum(1, true).clamp_min(1e-12);
-  const auto policy_rows =
-      -(policy_target * torch::log_softmax(out.policy_logits.to(torch::kFloat32), 1)).sum(1);
+  const auto policy_rows = PolicyRows(policy_target, out.policy_logits);
+  // The soft target: the policy target to the power 1/4, renormalised; moves the target leaves
+  // at 0 (illegal ones, points off the board) stay at 0.
+  const auto soft = policy_target.pow(kSoftPolicyPower);
+  const auto soft_rows =
+      PolicyRows(soft / soft.sum(1, true).clamp_min(1e-12), out.soft_policy_logits);
   const auto value_rows =
       -(t.value * torch::log_softmax(out.value_logits.to(torch::kFloat32), 1)).sum(1) *
       kValueLossScale;
@@ -99,18 +110,21 @@ LossTensors ComputeLosses(const NetOutput& out, const BatchTensors& t) {
   const auto ownership_rows =
       (bce * mask).sum(1) / mask.sum(1).clamp_min(1.0) * kOwnershipLossScale;
   loss.policy = (policy_rows * t.weight).sum();
+  loss.soft_policy = (soft_rows * t.weight).sum() * soft_policy_weight;
   loss.value = (value_rows * t.weight).sum();
   loss.score = (score_rows * t.weight * t.score_weight).sum();
   loss.ownership = (ownership_rows * t.weight * t.ownership_weight).sum();
-  loss.total = loss.policy + loss.value + loss.score + loss.ownership;
+  loss.total = loss.policy + loss.soft_policy + loss.value + loss.score + loss.ownership;
   loss.weight = t.weight.sum();
   return loss;
 }
 
-// [policy, value, score, ownership, total, weight, rows] as a float64 tensor to sum.
+// [policy, soft policy, value, score, ownership, total, weight, rows] as a float64 tensor to
+// sum.
+constexpr int64_t kPackedLosses = 8;
 torch::Tensor PackLosses(const LossTensors& l, int64_t rows) {
-  return torch::stack({l.policy.detach(), l.value.detach(), l.score.detach(), l.ownership.detach(),
-                       l.total.detach(), l.weight.detach(),
+  return torch::stack({l.policy.detach(), l.soft_policy.detach(), l.value.detach(),
+                       l.score.detach(), l.ownership.detach(), l.total.detach(), l.weight.detach(),
                        torch::full({}, static_cast<double>(rows), l.total.options())})
       .to(torch::kFloat64);
 }
@@ -120,12 +134,13 @@ LossSums UnpackLosses(const torch::Tensor& packed) {
   const double* v = cpu.data_ptr<double>();
   LossSums s;
   s.policy = v[0];
-  s.value = v[1];
-  s.score = v[2];
-  s.ownership = v[3];
-  s.total = v[4];
-  s.weight = v[5];
-  s.rows = static_cast<int64_t>(std::llround(v[6]));
+  s.soft_policy = v[1];
+  s.value = v[2];
+  s.score = v[3];
+  s.ownership = v[4];
+  s.total = v[5];
+  s.weight = v[6];
+  s.rows = static_cast<int64_t>(std::llround(v[7]));
   return s;
 }
 
@@ -150,6 +165,7 @@ double AdamStepSize(double lr_per_sample, int64_t global_rows) {
 
 void LossSums::Add(const LossSums& other) {
   policy += other.policy;
+  soft_policy += other.soft_policy;
   value += other.value;
   score += other.score;
   ownership += other.ownership;
@@ -255,7 +271,7 @@ void NetTrainer::Impl::SetStepHyperparameters(double lr_per_sample, int64_t glob
 // sums. Throws (the caller halves) on out-of-memory.
 torch::Tensor NetTrainer::Impl::AccumulateGradients(const TrainBatch& batch, int micro) {
   optimizer->zero_grad();
-  torch::Tensor sums = torch::zeros({7}, torch::kFloat64);
+  torch::Tensor sums = torch::zeros({kPackedLosses}, torch::kFloat64);
   for (int begin = 0; begin < batch.size; begin += micro) {
     const int end = std::min(batch.size, begin + micro);
     if (options.simulate_oom_above > 0 && end - begin > options.simulate_oom_above) {
@@ -268,7 +284,7 @@ torch::Tensor NetTrainer::Impl::AccumulateGradients(const TrainBatch& batch, int
     {
       AutocastScope autocast(autocast_dtype, device.is_cuda());
       const NetOutput out = net->forward(t.spatial, t.global);
-      loss = ComputeLosses(out, t);
+      loss = ComputeLosses(out, t, options.soft_policy_weight);
     }
     (scaler.enabled() ? loss.total * scaler.scale() : loss.total).backward();
     sums += PackLosses(loss, part.size).to(torch::kCPU);
@@ -379,7 +395,8 @@ LossSums NetTrainer::Evaluate(const TrainBatch& batch) {
     const BatchTensors t = ToTensors(part, m.device, m.options.channels_last);
     AutocastScope autocast(m.autocast_dtype, m.device.is_cuda());
     const NetOutput out = m.net->forward(t.spatial, t.global);
-    sums.Add(UnpackLosses(PackLosses(ComputeLosses(out, t), part.size)));
+    sums.Add(
+        UnpackLosses(PackLosses(ComputeLosses(out, t, m.options.soft_policy_weight), part.size)));
   }
   m.net->train();
   return sums;

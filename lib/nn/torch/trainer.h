@@ -46,6 +46,10 @@ struct TrainerOptions {
   // e^-1 after this many samples. 0 = off: snapshots are the current weights. Batch-norm
   // statistics are the current ones either way.
   double weight_average_samples = 0;
+  // The soft policy head's loss weight (net.h; KataGo's soft policy weight is 8): the
+  // cross-entropy of that head against the policy target to the power 1/4, renormalised. 0 =
+  // off (the head is not trained).
+  double soft_policy_weight = 0;
   bool channels_last = true;
   int intra_op_threads = 0;  // torch's intra-op threads (process-wide); 0 = leave as it is
   // Test hook: a micro-batch larger than this fails as if out of memory (0 = off), to exercise
@@ -57,6 +61,7 @@ struct TrainerOptions {
 // `weight` for a mean per unit of row weight.
 struct LossSums {
   double policy = 0;
+  double soft_policy = 0;  // already times TrainerOptions::soft_policy_weight
   double value = 0;
   double score = 0;
   double ownership = 0;

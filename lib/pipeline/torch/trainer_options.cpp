@@ -32,6 +32,8 @@ OptionTable<nn::TrainerOptions> NetOptionTable() {
       .Double("weight_average_samples", &N::weight_average_samples, 0, 1e15,
               "snapshots export an exponential moving average of the weights whose weight on a "
               "step falls to 1/e after this many samples; 0 = off (the current weights)")
+      .Double("soft_policy_weight", &N::soft_policy_weight, 0, 1000,
+              "loss weight of the auxiliary soft policy head (target^(1/4)); 0 = off")
       .String("device", &N::device,
               "cpu, cuda or cuda:N (with several ranks, cuda = cuda:LOCAL_RANK)")
       .Choice("precision", &N::precision, {"auto", "fp32", "bf16", "fp16"},
