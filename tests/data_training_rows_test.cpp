@@ -44,6 +44,12 @@ TrainingRow RandomRow(Rng& rng, int i) {
   row.komi = 6.5f;
   row.ko_positional = static_cast<int8_t>(i % 2);
   row.suicide = 0;
+  if (i % 2 == 1) {  // odd rows know the opponent's reply, even ones do not
+    row.opponent_policy.assign(area + 1, 0.0f);
+    row.opponent_policy[static_cast<size_t>(2 * i)] = 0.5f;
+    row.opponent_policy[area] = 0.5f;
+    row.opponent_policy_weight = 1.0f;
+  }
   return row;
 }
 
@@ -76,6 +82,13 @@ void CheckSame(const TrainingRow& a, const TrainingRow& b) {
   CHECK(a.komi == b.komi);
   CHECK(a.ko_positional == b.ko_positional);
   CHECK(a.suicide == b.suicide);
+  // An unknown reply is written, and so read back, as zeros.
+  const auto reply = [](const TrainingRow& row) {
+    return row.opponent_policy.empty() ? std::vector<float>(row.policy.size(), 0.0f)
+                                       : row.opponent_policy;
+  };
+  CHECK(reply(a) == reply(b));
+  CHECK(a.opponent_policy_weight == b.opponent_policy_weight);
 }
 
 TEST_CASE("training rows: a shard round-trips and counts its rows from headers") {
@@ -181,6 +194,30 @@ TEST_CASE("training rows: a shard written before score_weight existed reads it a
   }
 }
 
+TEST_CASE("training rows: a shard written before opponent_policy reads it as unknown") {
+  testing::TempDir dir;
+  Rng rng(9);
+  ShardWriter writer(Shape(), "old");
+  for (int i = 0; i < 4; ++i) writer.Add(RandomRow(rng, i));
+  const std::string path = dir / "new.npz";
+  writer.WriteAndClear(path);
+  const std::string old_path =
+      WithoutArrays(path, {"opponent_policy", "opponent_policy_weight"}, dir / "old.npz");
+  const Shard fresh = ReadShard(path);
+  const Shard shard = ReadShard(old_path);
+  REQUIRE(shard.rows.size() == 4);
+  for (size_t i = 0; i < shard.rows.size(); ++i) {
+    CHECK(fresh.rows[i].opponent_policy_weight == static_cast<float>(i % 2));
+    CHECK(shard.rows[i].opponent_policy_weight == 0.0f);
+    CHECK(shard.rows[i].opponent_policy == std::vector<float>(kPosLen * kPosLen + 1, 0.0f));
+    CHECK(shard.rows[i].policy == fresh.rows[i].policy);
+  }
+  // A row may not claim a reply it does not carry.
+  TrainingRow bad = RandomRow(rng, 0);
+  bad.opponent_policy_weight = 1.0f;
+  CHECK_THROWS_AS(writer.Add(bad), CheckError);
+}
+
 TEST_CASE("training rows: numpy reads every array with the documented dtype and shape") {
   const std::string python = testing::FindNumpyPython();
   REQUIRE_MESSAGE(!python.empty(), "no python3 with numpy: install python3-numpy");
@@ -212,13 +249,24 @@ print('model', bytes(d['model_name']).decode())
     for (float v : row.spatial) spatial_sum += v;
   const int plane_2_1_3_4 = static_cast<int>(rows[2].spatial[1 * 25 + 3 * 5 + 4]);
   const std::string expected_lines[] = {
-      "board_size |i1 4 20.0",      "feature_version <i4 1 7.0", "game_id <i8 4 4398046511110.0",
-      "global <f4 4x2 -2.5",        "komi <f4 4 26.0",
+      "board_size |i1 4 20.0",
+      "feature_version <i4 1 7.0",
+      "game_id <i8 4 4398046511110.0",
+      "global <f4 4x2 -2.5",
+      "komi <f4 4 26.0",
       "model_name |u1 6 ",  // the sum of the bytes follows
-      "ownership |i1 4x25 ",        "policy <f4 4x26 4.0",       "rules |i1 4x2 2.0",
-      "score <f4 4 -8.0",           "spatial_packed |u1 4x3x4 ", "turn <i4 4 60.0",
-      "value <f4 4x3 4.0",          "weight <f4 4 10.0",         "score_weight <f4 4 2.0",
+      "ownership |i1 4x25 ",
+      "policy <f4 4x26 4.0",
+      "rules |i1 4x2 2.0",
+      "score <f4 4 -8.0",
+      "spatial_packed |u1 4x3x4 ",
+      "turn <i4 4 60.0",
+      "value <f4 4x3 4.0",
+      "weight <f4 4 10.0",
+      "score_weight <f4 4 2.0",
       "ownership_weight <f4 4 3.0",
+      "opponent_policy <f4 4x26 2.0",
+      "opponent_policy_weight <f4 4 2.0",
   };
   for (const std::string& line : expected_lines)
     CHECK_MESSAGE(result.output.find(line) != std::string::npos, line << "\n" << result.output);

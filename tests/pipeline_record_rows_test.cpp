@@ -96,8 +96,24 @@ TEST_CASE("record rows: a handicap game's rows match the positions replayed from
     CHECK(row.turn == static_cast<int32_t>(i));
     CHECK(row.board_size == 9);
     CHECK(row.komi == 0.5f);
+    // The opponent's reply: the next move, one-hot; none after the last move.
+    if (i + 1 < game.rows.size()) {
+      CHECK(row.opponent_policy_weight == 1.0f);
+      CHECK(row.opponent_policy == game.rows[i + 1].policy);
+    } else {
+      CHECK(row.opponent_policy_weight == 0.0f);
+    }
   }
   CHECK(game.rows[2].policy[static_cast<size_t>(pos_len * pos_len)] == 1.0f);  // W's pass
+
+  // The same colour twice in a row: the second move is no reply to the first.
+  const RecordRows twice = RowsFromRecord(
+      OneRecord("(;GM[1]FF[4]SZ[9]KM[7.5]RE[B+R];B[ee];B[ce];W[dd];B[cc])"), pos_len, 78);
+  REQUIRE(twice.rows.size() == 4);
+  CHECK(twice.rows[0].opponent_policy_weight == 0.0f);
+  CHECK(twice.rows[1].opponent_policy_weight == 1.0f);
+  CHECK(twice.rows[2].opponent_policy_weight == 1.0f);
+  CHECK(twice.rows[3].opponent_policy_weight == 0.0f);
 }
 
 TEST_CASE("record rows: a smaller board, resignation, two passes, and the games skipped") {

@@ -125,7 +125,7 @@ TEST_CASE("epoch plan: random order, whole batches, no repeats when asked") {
   CHECK(steps == 0);
 }
 
-TEST_CASE("batches: symmetry maps planes, policy and ownership within each board") {
+TEST_CASE("batches: symmetry maps planes, both policies and ownership within each board") {
   data::Shard shard;
   shard.shape = testing::TrainRowShape();
   const int l = testing::kTrainPosLen;
@@ -144,6 +144,9 @@ TEST_CASE("batches: symmetry maps planes, policy and ownership within each board
   row.ownership.assign(static_cast<size_t>(area), 0);
   row.ownership[static_cast<size_t>(4 * l + 3)] = -1;  // (3, 4)
   row.weight = 0.5f;
+  row.opponent_policy.assign(static_cast<size_t>(area + 1), 0.0f);
+  row.opponent_policy[static_cast<size_t>(1 * l + 4)] = 1.0f;  // (4, 1)
+  row.opponent_policy_weight = 1.0f;
   shard.rows = {row};
 
   for (int sym = 0; sym < go::kNumSymmetries; ++sym) {
@@ -162,6 +165,8 @@ TEST_CASE("batches: symmetry maps planes, policy and ownership within each board
     CHECK(b.policy[at(0, 2)] == 0.75f);
     CHECK(b.policy[static_cast<size_t>(area)] == 0.25f);
     CHECK(b.ownership[at(3, 4)] == -1);
+    CHECK(b.opponent_policy[at(4, 1)] == 1.0f);
+    CHECK(b.opponent_policy_weight[0] == 1.0f);
     CHECK(b.weight[0] == 0.5f);
     CHECK(b.global[0] == 0.5f);
   }

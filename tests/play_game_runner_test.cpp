@@ -82,6 +82,18 @@ TEST_CASE("game runner: rows match the game replayed from its SGF") {
       CHECK(row.value[1] == (mover_score < 0 ? 1.0f : 0.0f));
       CHECK(row.weight == 1.0f);
       CHECK(row.komi == static_cast<float>(replayed.rules().komi));
+      // The opponent's reply: the next turn's search, which gave the move played some mass.
+      if (row.turn + 1 < game.moves) {
+        REQUIRE(row.opponent_policy_weight == 1.0f);
+        double reply_total = 0;
+        for (float p : row.opponent_policy) reply_total += p;
+        CHECK(std::abs(reply_total - 1.0) < 1e-4);
+        const go::Loc reply = game.sgf.moves[static_cast<size_t>(row.turn) + 1].loc;
+        CHECK(row.opponent_policy[static_cast<size_t>(
+                  nn::PolicyIndex(reply, at_row.size(), pos_len))] > 0);
+      } else {
+        CHECK(row.opponent_policy_weight == 0.0f);
+      }
       // Ownership: + for the mover's area, zero off the board.
       const auto owner = go::AreaOwnership(replayed.board());
       for (int y = 0; y < pos_len; ++y) {

@@ -345,24 +345,26 @@ std::pair<torch::Tensor, torch::Tensor> RandomInputs(int n, int side, uint64_t s
   return {spatial, torch::randn({n, kNumGlobalFeatures})};
 }
 
-TEST_CASE("torch model: a model written before the soft policy head loads with that head at 0") {
-  // The shipped net predates the head: its file has no policy_soft_out or pass_soft_linear.
+TEST_CASE("torch model: a model written before the auxiliary policy heads loads with them at 0") {
+  // The shipped net predates them: its file has no policy_soft_out, pass_soft_linear,
+  // policy_opp_out or pass_opp_linear.
   const std::string shipped = std::string(TENGEN_SOURCE_DIR) + "/nets/run-b4c64-s1857024-d234352";
   auto model = TorchModel::Load(shipped);
-  int soft = 0;
+  int auxiliary = 0;
   for (const auto& [name, tensor] : model->net()->NamedState()) {
-    if (!IsSoftPolicyTensor(name)) continue;
-    ++soft;
+    if (!IsAuxiliaryPolicyTensor(name)) continue;
+    ++auxiliary;
     CAPTURE(name);
     CHECK(tensor.abs().max().item<float>() == 0.0f);
   }
-  CHECK(soft == 3);  // the convolution's weight, the linear's weight and bias
-  // Its soft policy is uniform over the board's points and the pass.
+  CHECK(auxiliary == 6);  // per head: the convolution's weight, the linear's weight and bias
+  // Its auxiliary policies are uniform over the board's points and the pass.
   model->net()->eval();
   const auto [spatial, global] = RandomInputs(2, 9, 51);
   torch::NoGradGuard no_grad;
   const NetOutput out = model->net()->forward(spatial, global);
   CHECK(out.soft_policy_logits.abs().max().item<float>() == 0.0f);
+  CHECK(out.opponent_policy_logits.abs().max().item<float>() == 0.0f);
 
   // A model saved now keeps its head.
   TempDir tmp;
@@ -372,7 +374,7 @@ TEST_CASE("torch model: a model written before the soft policy head loads with t
   const auto a = fresh->net()->NamedState(), b = loaded->net()->NamedState();
   REQUIRE(a.size() == b.size());
   for (size_t i = 0; i < a.size(); ++i) {
-    if (!IsSoftPolicyTensor(a[i].first)) continue;
+    if (!IsAuxiliaryPolicyTensor(a[i].first)) continue;
     CAPTURE(a[i].first);
     const bool bias = a[i].first.find(".bias") != std::string::npos;  // biases start at 0
     if (!bias) CHECK(a[i].second.abs().max().item<float>() > 0.0f);
@@ -520,7 +522,7 @@ TEST_CASE("torch model: a widened net computes what it grew from, whatever the s
       CHECK(MaxAbsDiff(expected.ownership, out.ownership) < 1e-4f);
     }
   }
-  // The soft policy head widens with the policy head.
+  // The auxiliary policy heads widen with the policy head.
   const auto [spatial, global] = RandomInputs(6, 9, 47);
   small->net()->eval();
   wide[2]->net()->eval();
@@ -530,6 +532,10 @@ TEST_CASE("torch model: a widened net computes what it grew from, whatever the s
     const NetOutput wide_out = wide[2]->net()->forward(spatial, global);
     CHECK((narrow_out.soft_policy_logits - wide_out.soft_policy_logits).abs().max().item<float>() <
           1e-4f);
+    CHECK((narrow_out.opponent_policy_logits - wide_out.opponent_policy_logits)
+              .abs()
+              .max()
+              .item<float>() < 1e-4f);
   }
   // The seed chooses which units are copied and how their readers share them out.
   bool some_differ = false;

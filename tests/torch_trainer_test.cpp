@@ -101,6 +101,30 @@ TEST_CASE("trainer: the loss falls on a fixed small dataset") {
   CHECK(before.rows == 64);
 }
 
+TEST_CASE("trainer: the opponent's reply head learns from the rows that know the reply") {
+  nn::TrainBatch batch = SpreadRows(64);
+  double known = 0;
+  for (float w : batch.opponent_policy_weight) known += w;
+  REQUIRE(known > 32);  // selfplay rows know the reply but for each game's last move
+  auto model = nn::TorchModel::Create(TinyConfig(), 8);
+  nn::TrainerOptions on;
+  on.opponent_policy_weight = 1;
+  nn::NetTrainer trainer(*model, on, nullptr);
+  const nn::LossSums before = trainer.Evaluate(batch);
+  CHECK(before.opponent_policy > 0);
+  CHECK(nn::NetTrainer(*model, nn::TrainerOptions(), nullptr).Evaluate(batch).opponent_policy == 0);
+  // Rows that do not know the reply add nothing.
+  nn::TrainBatch unknown = batch;
+  std::fill(unknown.opponent_policy_weight.begin(), unknown.opponent_policy_weight.end(), 0.0f);
+  CHECK(trainer.Evaluate(unknown).opponent_policy == 0);
+  for (int i = 0; i < 60; ++i) trainer.Step(batch, batch.size, 2e-4);
+  for (int i = 0; i < 300; ++i) trainer.Step(batch, batch.size, 0);
+  const nn::LossSums after = trainer.Evaluate(batch);
+  MESSAGE("opponent policy loss per row " << before.opponent_policy / before.weight << " -> "
+                                          << after.opponent_policy / after.weight);
+  CHECK(after.opponent_policy < 0.8 * before.opponent_policy);
+}
+
 TEST_CASE("trainer: the soft policy head learns when weighted and costs nothing when not") {
   const nn::TrainBatch batch = SpreadRows(64);
   nn::TrainerOptions off;
@@ -108,6 +132,7 @@ TEST_CASE("trainer: the soft policy head learns when weighted and costs nothing 
   nn::NetTrainer plain(*model, off, nullptr);
   const nn::LossSums unweighted = plain.Evaluate(batch);
   CHECK(unweighted.soft_policy == 0);
+  CHECK(unweighted.opponent_policy == 0);
   CHECK(unweighted.total == doctest::Approx(unweighted.policy + unweighted.value +
                                             unweighted.score + unweighted.ownership));
 
@@ -417,8 +442,8 @@ TEST_CASE("trainer program: 2 epochs equal 1 epoch, stop mid-epoch, resume, 1 ep
   int lines = 0;
   while (std::getline(metrics, line)) {
     ++lines;
-    for (const char* key : {"loss_policy", "loss_soft_policy", "loss_value", "loss_score",
-                            "loss_ownership", "samples_per_second", "lr", "bucket"}) {
+    for (const char* key : {"loss_policy", "loss_soft_policy", "loss_opponent_policy", "loss_value",
+                            "loss_score", "loss_ownership", "samples_per_second", "lr", "bucket"}) {
       CHECK(line.find(key) != std::string::npos);
     }
   }

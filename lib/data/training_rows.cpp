@@ -17,6 +17,10 @@ void CheckRow(const RowShape& s, const TrainingRow& row) {
   TENGEN_CHECK(row.global.size() == static_cast<size_t>(s.num_global), "row global size");
   TENGEN_CHECK(row.policy.size() == area + 1, "row policy size");
   TENGEN_CHECK(row.ownership.size() == area, "row ownership size");
+  TENGEN_CHECK(row.opponent_policy.empty() || row.opponent_policy.size() == area + 1,
+               "row opponent_policy size");
+  TENGEN_CHECK(!row.opponent_policy.empty() || row.opponent_policy_weight == 0,
+               "row opponent_policy_weight without an opponent_policy");
 }
 
 // The shape of an array, or a FormatError naming the file and array.
@@ -31,12 +35,20 @@ std::vector<int64_t> ExpectShape(const NpzReader& reader, const std::string& nam
 }
 
 // Added to the format later than the others: older shards lack them, and read score_weight
-// as all 1 and ownership_weight as their score_weight (one weight served both targets).
+// as all 1, ownership_weight as their score_weight (one weight served both targets), and the
+// opponent's policy and its weight as all 0 (unknown).
 constexpr const char* kScoreWeight = "score_weight";
 constexpr const char* kOwnershipWeight = "ownership_weight";
+constexpr const char* kOpponentPolicy = "opponent_policy";
+constexpr const char* kOpponentPolicyWeight = "opponent_policy_weight";
 
-NpyArray AllOnes(int64_t rows) {
-  return NpyArray::Of(std::vector<float>(static_cast<size_t>(rows), 1.0f), {rows});
+// A float32 array of `rows` rows of `dims` per row, every element `value`.
+NpyArray Filled(int64_t rows, const std::vector<int64_t>& dims, float value) {
+  std::vector<int64_t> shape = {rows};
+  shape.insert(shape.end(), dims.begin(), dims.end());
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  return NpyArray::Of(std::vector<float>(static_cast<size_t>(count), value), shape);
 }
 
 // A per-row array of the format: name, dtype, per-row dimensions and bytes per row.
@@ -67,7 +79,9 @@ std::vector<RowArray> RowArrays(const RowShape& s) {
           {"turn", "<i4", {}, 4},
           {"board_size", "|i1", {}, 1},
           {"komi", "<f4", {}, f4(1)},
-          {"rules", "|i1", {2}, 2}};
+          {"rules", "|i1", {2}, 2},
+          {kOpponentPolicy, "<f4", {area + 1}, f4(area + 1)},
+          {kOpponentPolicyWeight, "<f4", {}, f4(1)}};
 }
 
 // The row shape and row count of a shard, from its headers (FormatError naming the file when
@@ -170,6 +184,13 @@ PackedRow PackRow(const RowShape& shape, const TrainingRow& row) {
   Put(out, &row.board_size, 1);
   Put(out, &row.komi, 1);
   Put(out, rules, 2);
+  if (row.opponent_policy.empty()) {
+    const std::vector<float> none(static_cast<size_t>(area + 1), 0.0f);
+    Put(out, none.data(), none.size());
+  } else {
+    Put(out, row.opponent_policy.data(), row.opponent_policy.size());
+  }
+  Put(out, &row.opponent_policy_weight, 1);
   return out;
 }
 
@@ -201,7 +222,10 @@ TrainingRow UnpackRow(const RowShape& shape, const PackedRow& in) {
   at = Get(at, &row.turn, 1);
   at = Get(at, &row.board_size, 1);
   at = Get(at, &row.komi, 1);
-  Get(at, rules, 2);
+  at = Get(at, rules, 2);
+  row.opponent_policy.resize(area + 1);
+  at = Get(at, row.opponent_policy.data(), row.opponent_policy.size());
+  Get(at, &row.opponent_policy_weight, 1);
   row.ko_positional = rules[0];
   row.suicide = rules[1];
   return row;
@@ -218,7 +242,13 @@ PackedShard ReadPackedShard(const std::string& path) {
   for (const RowArray& a : arrays) {
     std::vector<int64_t> expected = {n};
     if (std::strcmp(a.name, kScoreWeight) == 0 && !reader.Has(kScoreWeight)) {
-      data.push_back(AllOnes(n));  // written before the array existed
+      data.push_back(Filled(n, {}, 1.0f));  // written before the array existed
+      continue;
+    }
+    if ((std::strcmp(a.name, kOpponentPolicy) == 0 ||
+         std::strcmp(a.name, kOpponentPolicyWeight) == 0) &&
+        !reader.Has(a.name)) {
+      data.push_back(Filled(n, a.dims, 0.0f));
       continue;
     }
     if (std::strcmp(a.name, kOwnershipWeight) == 0 && !reader.Has(kOwnershipWeight)) {

@@ -32,6 +32,13 @@
 //   komi            float32 [N]                  komi of the game (white's bonus)
 //   rules           int8    [N][2]               [ko positional (1) or simple (0),
 //                                                 multi-stone suicide allowed (1)]
+//   opponent_policy float32 [N][L*L+1]           the opponent's reply: the root visit
+//                                                distribution of the search at the next turn
+//                                                (cheap or full; a game record's next move),
+//                                                pass last, sums to 1; all 0 where there is none
+//   opponent_policy_weight float32 [N]           1 where opponent_policy is known, else 0 (the
+//                                                game's last move); a shard without these two
+//                                                arrays (older tengen) reads as all 0
 //   model_name      uint8   [bytes]              UTF-8 name of the model that played
 //   feature_version int32   [1]                  nn::kFeatureVersion of the planes
 //
@@ -58,8 +65,10 @@ struct TrainingRow {
   float score = 0;
   std::vector<int8_t> ownership;  // [L*L]
   float weight = 1;
-  float score_weight = 1;      // score target (0: unknown final score)
-  float ownership_weight = 1;  // ownership target (0: unknown final owners)
+  float score_weight = 1;              // score target (0: unknown final score)
+  float ownership_weight = 1;          // ownership target (0: unknown final owners)
+  std::vector<float> opponent_policy;  // [L*L+1]; all 0 when unknown
+  float opponent_policy_weight = 0;    // 1 when opponent_policy is known
   int64_t game_id = 0;
   int32_t turn = 0;
   int8_t board_size = 0;
@@ -70,7 +79,8 @@ struct TrainingRow {
 
 // A row as the raw bytes of its per-row arrays back to back, in the order of the table above
 // (spatial_packed, global, policy, value, score, ownership, weight, score_weight,
-// ownership_weight, game_id, turn, board_size, komi, rules): ShardWriter keeps rows packed until it
+// ownership_weight, game_id, turn, board_size, komi, rules, opponent_policy,
+// opponent_policy_weight): ShardWriter keeps rows packed until it
 // writes them, and the shuffler moves them between files without decoding (about 6x less memory
 // than a TrainingRow at pos_len 9, and no bit unpacking). One table in training_rows.cpp
 // (RowArrays) defines the layout for the writer, both readers and PackRow/UnpackRow.

@@ -29,6 +29,8 @@ void TrainBatch::Reset(int rows, int pos_len_, int num_spatial_, int num_global_
   weight.assign(n, 0.0f);
   score_weight.assign(n, 0.0f);
   ownership_weight.assign(n, 0.0f);
+  opponent_policy.assign(n * (area + 1), 0.0f);
+  opponent_policy_weight.assign(n, 0.0f);
 }
 
 TrainBatch TrainBatch::Slice(int begin, int end) const {
@@ -48,6 +50,8 @@ TrainBatch TrainBatch::Slice(int begin, int end) const {
   out.weight = SliceRows(weight, 1, begin, end);
   out.score_weight = SliceRows(score_weight, 1, begin, end);
   out.ownership_weight = SliceRows(ownership_weight, 1, begin, end);
+  out.opponent_policy = SliceRows(opponent_policy, area + 1, begin, end);
+  out.opponent_policy_weight = SliceRows(opponent_policy_weight, 1, begin, end);
   return out;
 }
 

@@ -21,6 +21,8 @@ struct TrainBatch {
   std::vector<float> weight;            // [N] row weight
   std::vector<float> score_weight;      // [N] extra weight of the score target
   std::vector<float> ownership_weight;  // [N] extra weight of the ownership target
+  std::vector<float> opponent_policy;   // [N][L*L+1] the opponent's reply, pass last (or 0)
+  std::vector<float> opponent_policy_weight;  // [N] 1 where the reply is known
 
   // Empty arrays sized for `rows` rows of this shape.
   void Reset(int rows, int pos_len_, int num_spatial_, int num_global_);

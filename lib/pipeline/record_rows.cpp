@@ -158,6 +158,13 @@ RecordRows RowsFromRecord(const go::SgfRecord& record, int pos_len, int64_t game
                                          go::LocToGtp(move.loc, record.size),
                                          ") is illegal: ", go::IllegalName(reason)));
     }
+    // This move is the reply to the row before it when the opponent played that one.
+    if (i > 0 && record.moves[i - 1].color != move.color) {
+      data::TrainingRow& previous = out.rows.back();
+      previous.opponent_policy.assign(previous.policy.size(), 0.0f);
+      previous.opponent_policy[nn::PolicyIndex(move.loc, state.size(), pos_len)] = 1.0f;
+      previous.opponent_policy_weight = 1;
+    }
     out.rows.push_back(MoveRow(state, move.loc, pos_len, game_id));
     SetOutcome(*result, move.color, &out.rows.back());
     state.Play(move);

@@ -7,6 +7,8 @@
 //   score       the margin of a counted result (B+3.5), from the side to move's view, weight 1;
 //               a result by resignation, time or forfeit has none (score_weight 0)
 //   ownership   never known from a record (ownership_weight 0, the target all 0)
+//   opponent_policy  the next move (one-hot) when the opponent played it, weight 1; none for
+//               the last move or when the same colour moves twice in a row (weight 0)
 // A game without a usable result (no RE, "?", "Void"), on a board larger than pos_len, with an
 // illegal move or setup, or without moves is skipped with the reason.
 

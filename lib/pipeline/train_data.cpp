@@ -291,9 +291,13 @@ nn::TrainBatch MakeBatch(const data::Shard& shard, size_t begin, size_t end, int
     }
     std::copy(row.global.begin(), row.global.end(),
               b.global.begin() + static_cast<std::ptrdiff_t>(i * shape.num_global));
-    float* policy = &b.policy[i * static_cast<size_t>(area + 1)];
-    for (int p = 0; p < area; ++p) policy[map[static_cast<size_t>(p)]] = row.policy[p];
-    policy[area] = row.policy[static_cast<size_t>(area)];
+    const auto map_policy = [&](const std::vector<float>& from, std::vector<float>& to) {
+      float* policy = &to[i * static_cast<size_t>(area + 1)];
+      for (int p = 0; p < area; ++p) policy[map[static_cast<size_t>(p)]] = from[p];
+      policy[area] = from[static_cast<size_t>(area)];
+    };
+    map_policy(row.policy, b.policy);
+    if (!row.opponent_policy.empty()) map_policy(row.opponent_policy, b.opponent_policy);
     std::copy(row.value, row.value + 3, b.value.begin() + static_cast<std::ptrdiff_t>(i * 3));
     b.score[i] = row.score;
     float* ownership = &b.ownership[i * static_cast<size_t>(area)];
@@ -301,6 +305,7 @@ nn::TrainBatch MakeBatch(const data::Shard& shard, size_t begin, size_t end, int
     b.weight[i] = row.weight;
     b.score_weight[i] = row.score_weight;
     b.ownership_weight[i] = row.ownership_weight;
+    b.opponent_policy_weight[i] = row.opponent_policy_weight;
   }
   return b;
 }

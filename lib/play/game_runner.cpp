@@ -30,15 +30,22 @@ T DrawWeighted(const std::vector<std::pair<T, double>>& choices, Rng& rng) {
   return choices.back().first;
 }
 
+// A search's policy target in a row's layout (pos_len, pass last).
+std::vector<float> RowPolicy(const search::SearchResult& result, int pos_len) {
+  std::vector<float> policy(static_cast<size_t>(pos_len) * pos_len + 1, 0.0f);
+  const int size = result.size;
+  for (int index = 0; index <= size * size; ++index) {
+    const go::Loc loc = search::IndexToLoc(index, size);
+    policy[nn::PolicyIndex(loc, size, pos_len)] = result.policy_target[index];
+  }
+  return policy;
+}
+
 // A row's inputs and policy target; the outcome is filled in when the game ends.
 data::TrainingRow StartRow(const GameParams& params, const go::GameState& state,
                            const search::SearchResult& result, int64_t game_id) {
   data::TrainingRow row = PositionRow(state, params.pos_len, game_id);
-  const int size = state.size();
-  for (int index = 0; index <= size * size; ++index) {
-    const go::Loc loc = search::IndexToLoc(index, size);
-    row.policy[nn::PolicyIndex(loc, size, params.pos_len)] = result.policy_target[index];
-  }
+  row.policy = RowPolicy(result, params.pos_len);
   return row;
 }
 
@@ -211,6 +218,9 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
   search::ResignTracker resign(params.resign, rng);
   std::vector<go::Color> row_movers;
   std::vector<double> row_surprises;
+  // The index of the row recorded at the previous turn, which waits for the opponent's reply:
+  // this turn's search (-1: none).
+  int awaiting_reply = -1;
 
   while (!state.IsOver()) {
     if (stop()) return false;
@@ -226,6 +236,12 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
                             rng, &result))
       ++game->passes_refused;
     game->search_visits += result.root_visits;
+    if (awaiting_reply >= 0) {
+      data::TrainingRow& row = game->rows[static_cast<size_t>(awaiting_reply)];
+      row.opponent_policy = RowPolicy(result, params.pos_len);
+      row.opponent_policy_weight = 1;
+      awaiting_reply = -1;
+    }
     if (resign.Update(mover, result.root_value)) {
       game->resigned = true;
       game->end = GameEnd::kResignation;
@@ -234,6 +250,7 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
     }
     if (params.record_rows && plan.record_row) {
       game->rows.push_back(StartRow(params, state, result, game->game_id));
+      awaiting_reply = static_cast<int>(game->rows.size()) - 1;
       row_movers.push_back(mover);
       row_surprises.push_back(search::PolicySurprise(result));
     }

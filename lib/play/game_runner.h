@@ -6,6 +6,10 @@
 // resignation, and turns finished games into training rows and an SGF record. What happens to
 // a finished game (write rows, count a win) is the caller's.
 //
+// Each recorded row also gets the opponent's reply (KataGo's second policy target): the policy
+// target of the search at the next turn, cheap or full (a cheap search's is its visit
+// distribution), weighted 1; the row of the game's last move has none (weight 0).
+//
 // A resigned game keeps its rows with their policy and value targets; its final board is
 // unknown, so its rows' score and ownership targets are zeroed and weighted 0 (score_weight,
 // ownership_weight).

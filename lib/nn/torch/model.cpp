@@ -136,10 +136,10 @@ void LoadWeights(const std::string& weights, const std::string& path, NetImpl* n
     expected.erase(it);
     ++found;
   }
-  // A model written before the soft policy head existed: the head starts at 0 (a uniform soft
-  // policy), and nothing that plays reads it.
+  // A model written before the auxiliary policy heads existed: they start at 0 (uniform
+  // policies), and nothing that plays reads them.
   for (auto& [name, tensor] : expected) {
-    if (!IsSoftPolicyTensor(name)) {
+    if (!IsAuxiliaryPolicyTensor(name)) {
       throw FormatError(StrCat(path, ": holds ", found, " tensors, a ", arch, " net has ",
                                found + expected.size(), " (no '", name, "')"));
     }

@@ -205,6 +205,8 @@ NetImpl::NetImpl(const ModelConfig& config) : config_(config), shape_(NetShape::
   pass_linear = register_module("pass_linear", torch::nn::Linear(3 * h, 1));
   policy_soft_out = register_module("policy_soft_out", MakeConv(h, 1, 1, /*bias=*/false));
   pass_soft_linear = register_module("pass_soft_linear", torch::nn::Linear(3 * h, 1));
+  policy_opp_out = register_module("policy_opp_out", MakeConv(h, 1, 1, /*bias=*/false));
+  pass_opp_linear = register_module("pass_opp_linear", torch::nn::Linear(3 * h, 1));
 
   value_conv = register_module("value_conv", ConvBn(c, h, 1));
   value_hidden = register_module("value_hidden", torch::nn::Linear(3 * h, shape_.value_hidden));
@@ -243,6 +245,7 @@ NetOutput NetImpl::forward(const torch::Tensor& spatial, const torch::Tensor& gl
   };
   out.policy_logits = logits(policy_out, pass_linear);
   out.soft_policy_logits = logits(policy_soft_out, pass_soft_linear);
+  out.opponent_policy_logits = logits(policy_opp_out, pass_opp_linear);
   // Value, score and ownership heads.
   const auto v = torch::relu(value_conv(x, m.mask, m.total)) * m.mask;
   const auto hidden = torch::relu(value_hidden(ValuePool(v, m)));
@@ -267,7 +270,8 @@ void NetImpl::Initialize(uint64_t seed) {
     const bool residual_out = name.find(".conv2.") != std::string::npos;
     // He-normal (gain sqrt 2) before ReLUs; the heads' outputs use gain 1.
     const bool head_out = name.rfind("policy_out", 0) == 0 ||
-                          name.rfind("policy_soft_out", 0) == 0 || name.rfind("pass_", 0) == 0 ||
+                          name.rfind("policy_soft_out", 0) == 0 ||
+                          name.rfind("policy_opp_out", 0) == 0 || name.rfind("pass_", 0) == 0 ||
                           name.rfind("value_out", 0) == 0 || name.rfind("score_", 0) == 0 ||
                           name.rfind("ownership_", 0) == 0;
     double gain = head_out ? 1.0 : std::sqrt(2.0);
@@ -298,8 +302,12 @@ std::vector<std::pair<std::string, torch::Tensor>> NetImpl::NamedState() const {
   return state;
 }
 
-bool IsSoftPolicyTensor(const std::string& name) {
-  return name.rfind("policy_soft_out.", 0) == 0 || name.rfind("pass_soft_linear.", 0) == 0;
+bool IsAuxiliaryPolicyTensor(const std::string& name) {
+  for (const char* prefix :
+       {"policy_soft_out.", "pass_soft_linear.", "policy_opp_out.", "pass_opp_linear."}) {
+    if (name.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
 }
 
 void CopyNetState(const NetImpl& from, NetImpl* to) {
@@ -430,8 +438,10 @@ TensorWidths WidthsOf(const std::string& name) {
   if (starts("policy_gconv.bn")) return {"policy_g", ""};
   if (starts("policy_glinear")) return {"policy_p", matrix ? "policy_g" : "", 3};
   if (starts("policy_bn")) return {"policy_p", ""};
-  if (starts("policy_out") || starts("policy_soft_out")) return {"", "policy_p"};
-  if (starts("pass_linear") || starts("pass_soft_linear")) {
+  if (starts("policy_out") || starts("policy_soft_out") || starts("policy_opp_out")) {
+    return {"", "policy_p"};
+  }
+  if (starts("pass_linear") || starts("pass_soft_linear") || starts("pass_opp_linear")) {
     return {"", matrix ? "policy_g" : "", 3};
   }
   if (starts("value_conv.conv")) return {"value", "stream"};

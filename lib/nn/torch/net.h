@@ -17,11 +17,12 @@
 //           final BN-ReLU
 //   policy: conv1x1 -> p, conv1x1-BN-ReLU -> g, pool(g) -> linear as biases of p,
 //           BN-ReLU(p) -> conv1x1 -> one logit per point; pass logit = linear(pool(g));
-//           logits of points off the board are kOffBoardLogit. A second conv1x1 and linear
-//           on the same p and pool(g) give the soft policy (KataGo's auxiliary soft policy
-//           head: trained towards the policy target raised to the power 1/4, it never plays,
-//           and shapes the trunk; its tensors are policy_soft_out and pass_soft_linear, and a
-//           model file written before it existed loads with them 0)
+//           logits of points off the board are kOffBoardLogit. Two more conv1x1 and linear
+//           pairs on the same p and pool(g) give KataGo's auxiliary policies, which never play
+//           and shape the trunk: the soft policy (trained towards the policy target to the
+//           power 1/4; policy_soft_out, pass_soft_linear) and the opponent's reply (trained
+//           towards the policy of the next turn's search; policy_opp_out, pass_opp_linear).
+//           A model file written before they existed loads with them 0.
 //   value:  conv1x1-BN-ReLU -> v, value pool(v) -> linear-ReLU -> linear 3 (win, loss, draw)
 //           and linear 1 (score lead); ownership = tanh(conv1x1(v)), 0 off the board.
 //
@@ -112,13 +113,14 @@ class ResBlockImpl : public torch::nn::Module {
 TORCH_MODULE(ResBlock);
 
 struct NetOutput {
-  torch::Tensor policy_logits;       // [N][H*W + 1], pass last
-  torch::Tensor soft_policy_logits;  // the same for the soft policy head
-  torch::Tensor value_logits;        // [N][3]: win, loss, draw
-  torch::Tensor score;               // [N]
-  torch::Tensor ownership;           // [N][H*W] in [-1, 1]
-  torch::Tensor ownership_pretanh;   // [N][H*W]: ownership = tanh of it (0 off the board), for
-                                     // a numerically stable ownership loss in training
+  torch::Tensor policy_logits;           // [N][H*W + 1], pass last
+  torch::Tensor soft_policy_logits;      // the same for the soft policy head
+  torch::Tensor opponent_policy_logits;  // and for the opponent's reply
+  torch::Tensor value_logits;            // [N][3]: win, loss, draw
+  torch::Tensor score;                   // [N]
+  torch::Tensor ownership;               // [N][H*W] in [-1, 1]
+  torch::Tensor ownership_pretanh;       // [N][H*W]: ownership = tanh of it (0 off the board), for
+                                         // a numerically stable ownership loss in training
 };
 
 class NetImpl : public torch::nn::Module {
@@ -158,6 +160,8 @@ class NetImpl : public torch::nn::Module {
   torch::nn::Linear pass_linear{nullptr};
   torch::nn::Conv2d policy_soft_out{nullptr};
   torch::nn::Linear pass_soft_linear{nullptr};
+  torch::nn::Conv2d policy_opp_out{nullptr};
+  torch::nn::Linear pass_opp_linear{nullptr};
 
   ConvBn value_conv{nullptr};
   torch::nn::Linear value_hidden{nullptr};
@@ -172,8 +176,8 @@ TORCH_MODULE(Net);
 // or the device is not available (nn/torch/model.cpp).
 torch::Device ParseDevice(const std::string& text);
 
-// The soft policy head's tensors (see the header comment): a model file may lack them.
-bool IsSoftPolicyTensor(const std::string& name);
+// The auxiliary policy heads' tensors (see the header comment): a model file may lack them.
+bool IsAuxiliaryPolicyTensor(const std::string& name);
 
 // Copies every parameter and buffer of `from` into `to` (same architecture, any device and
 // dtype of `to`).

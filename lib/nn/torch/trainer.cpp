@@ -41,13 +41,23 @@ bool IsOutOfMemory(const std::exception& e) {
 
 // The losses of one micro-batch, each summed over its rows (weighted), as fp32 scalars.
 struct LossTensors {
-  torch::Tensor policy, soft_policy, value, score, ownership, total, weight;
+  torch::Tensor policy, soft_policy, opponent_policy, value, score, ownership, total, weight;
 };
 
 struct BatchTensors {
   torch::Tensor spatial, global, policy, value, score, ownership, weight, score_weight,
-      ownership_weight;
+      ownership_weight, opponent_policy, opponent_policy_weight;
 };
+
+// The weights of the auxiliary policy terms (TrainerOptions).
+struct AuxiliaryWeights {
+  double soft_policy = 0;
+  double opponent_policy = 0;
+};
+
+AuxiliaryWeights Auxiliary(const TrainerOptions& options) {
+  return {options.soft_policy_weight, options.opponent_policy_weight};
+}
 
 torch::Tensor FromVector(const std::vector<float>& v, std::vector<int64_t> sizes,
                          const torch::Device& device) {
@@ -76,6 +86,8 @@ BatchTensors ToTensors(const TrainBatch& b, const torch::Device& device, bool ch
   t.weight = FromVector(b.weight, {n}, device);
   t.score_weight = FromVector(b.score_weight, {n}, device);
   t.ownership_weight = FromVector(b.ownership_weight, {n}, device);
+  t.opponent_policy = FromVector(b.opponent_policy, {n, l * l + 1}, device);
+  t.opponent_policy_weight = FromVector(b.opponent_policy_weight, {n}, device);
   return t;
 }
 
@@ -84,7 +96,8 @@ torch::Tensor PolicyRows(const torch::Tensor& target, const torch::Tensor& logit
   return -(target * torch::log_softmax(logits.to(torch::kFloat32), 1)).sum(1);
 }
 
-LossTensors ComputeLosses(const NetOutput& out, const BatchTensors& t, double soft_policy_weight) {
+LossTensors ComputeLosses(const NetOutput& out, const BatchTensors& t,
+                          const AuxiliaryWeights& weights) {
   const int64_t n = t.weight.size(0);
   LossTensors loss;
   const auto policy_target = t.policy / t.policy.sum(1, true).clamp_min(1e-12);
@@ -94,6 +107,9 @@ LossTensors ComputeLosses(const NetOutput& out, const BatchTensors& t, double so
   const auto soft = policy_target.pow(kSoftPolicyPower);
   const auto soft_rows =
       PolicyRows(soft / soft.sum(1, true).clamp_min(1e-12), out.soft_policy_logits);
+  // The opponent's reply, on the rows that know it (an unknown one is all 0: no loss either).
+  const auto reply_target = t.opponent_policy / t.opponent_policy.sum(1, true).clamp_min(1e-12);
+  const auto reply_rows = PolicyRows(reply_target, out.opponent_policy_logits);
   const auto value_rows =
       -(t.value * torch::log_softmax(out.value_logits.to(torch::kFloat32), 1)).sum(1) *
       kValueLossScale;
@@ -110,21 +126,25 @@ LossTensors ComputeLosses(const NetOutput& out, const BatchTensors& t, double so
   const auto ownership_rows =
       (bce * mask).sum(1) / mask.sum(1).clamp_min(1.0) * kOwnershipLossScale;
   loss.policy = (policy_rows * t.weight).sum();
-  loss.soft_policy = (soft_rows * t.weight).sum() * soft_policy_weight;
+  loss.soft_policy = (soft_rows * t.weight).sum() * weights.soft_policy;
+  loss.opponent_policy =
+      (reply_rows * t.weight * t.opponent_policy_weight).sum() * weights.opponent_policy;
   loss.value = (value_rows * t.weight).sum();
   loss.score = (score_rows * t.weight * t.score_weight).sum();
   loss.ownership = (ownership_rows * t.weight * t.ownership_weight).sum();
-  loss.total = loss.policy + loss.soft_policy + loss.value + loss.score + loss.ownership;
+  loss.total = loss.policy + loss.soft_policy + loss.opponent_policy + loss.value + loss.score +
+               loss.ownership;
   loss.weight = t.weight.sum();
   return loss;
 }
 
 // [policy, soft policy, value, score, ownership, total, weight, rows] as a float64 tensor to
 // sum.
-constexpr int64_t kPackedLosses = 8;
+constexpr int64_t kPackedLosses = 9;
 torch::Tensor PackLosses(const LossTensors& l, int64_t rows) {
-  return torch::stack({l.policy.detach(), l.soft_policy.detach(), l.value.detach(),
-                       l.score.detach(), l.ownership.detach(), l.total.detach(), l.weight.detach(),
+  return torch::stack({l.policy.detach(), l.soft_policy.detach(), l.opponent_policy.detach(),
+                       l.value.detach(), l.score.detach(), l.ownership.detach(), l.total.detach(),
+                       l.weight.detach(),
                        torch::full({}, static_cast<double>(rows), l.total.options())})
       .to(torch::kFloat64);
 }
@@ -135,12 +155,13 @@ LossSums UnpackLosses(const torch::Tensor& packed) {
   LossSums s;
   s.policy = v[0];
   s.soft_policy = v[1];
-  s.value = v[2];
-  s.score = v[3];
-  s.ownership = v[4];
-  s.total = v[5];
-  s.weight = v[6];
-  s.rows = static_cast<int64_t>(std::llround(v[7]));
+  s.opponent_policy = v[2];
+  s.value = v[3];
+  s.score = v[4];
+  s.ownership = v[5];
+  s.total = v[6];
+  s.weight = v[7];
+  s.rows = static_cast<int64_t>(std::llround(v[8]));
   return s;
 }
 
@@ -166,6 +187,7 @@ double AdamStepSize(double lr_per_sample, int64_t global_rows) {
 void LossSums::Add(const LossSums& other) {
   policy += other.policy;
   soft_policy += other.soft_policy;
+  opponent_policy += other.opponent_policy;
   value += other.value;
   score += other.score;
   ownership += other.ownership;
@@ -284,7 +306,7 @@ torch::Tensor NetTrainer::Impl::AccumulateGradients(const TrainBatch& batch, int
     {
       AutocastScope autocast(autocast_dtype, device.is_cuda());
       const NetOutput out = net->forward(t.spatial, t.global);
-      loss = ComputeLosses(out, t, options.soft_policy_weight);
+      loss = ComputeLosses(out, t, Auxiliary(options));
     }
     (scaler.enabled() ? loss.total * scaler.scale() : loss.total).backward();
     sums += PackLosses(loss, part.size).to(torch::kCPU);
@@ -395,8 +417,7 @@ LossSums NetTrainer::Evaluate(const TrainBatch& batch) {
     const BatchTensors t = ToTensors(part, m.device, m.options.channels_last);
     AutocastScope autocast(m.autocast_dtype, m.device.is_cuda());
     const NetOutput out = m.net->forward(t.spatial, t.global);
-    sums.Add(
-        UnpackLosses(PackLosses(ComputeLosses(out, t, m.options.soft_policy_weight), part.size)));
+    sums.Add(UnpackLosses(PackLosses(ComputeLosses(out, t, Auxiliary(m.options)), part.size)));
   }
   m.net->train();
   return sums;

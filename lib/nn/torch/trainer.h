@@ -50,6 +50,9 @@ struct TrainerOptions {
   // cross-entropy of that head against the policy target to the power 1/4, renormalised. 0 =
   // off (the head is not trained).
   double soft_policy_weight = 0;
+  // The opponent's reply head's loss weight (KataGo's is 0.15): the cross-entropy of that head
+  // against the policy of the next turn's search, on the rows that know it. 0 = off.
+  double opponent_policy_weight = 0;
   bool channels_last = true;
   int intra_op_threads = 0;  // torch's intra-op threads (process-wide); 0 = leave as it is
   // Test hook: a micro-batch larger than this fails as if out of memory (0 = off), to exercise
@@ -61,7 +64,8 @@ struct TrainerOptions {
 // `weight` for a mean per unit of row weight.
 struct LossSums {
   double policy = 0;
-  double soft_policy = 0;  // already times TrainerOptions::soft_policy_weight
+  double soft_policy = 0;      // already times TrainerOptions::soft_policy_weight
+  double opponent_policy = 0;  // already times TrainerOptions::opponent_policy_weight
   double value = 0;
   double score = 0;
   double ownership = 0;
