@@ -66,6 +66,18 @@ std::string WithoutArrays(const std::string& path, const std::set<std::string>& 
   return copy;
 }
 
+// `rows` random rows written to DIR/new.npz, and a copy without `left_out` at DIR/old.npz (as
+// older tengen wrote shards); returns the old one's path.
+std::string NewAndOldShards(const testing::TempDir& dir, uint64_t seed, int rows,
+                            const std::set<std::string>& left_out) {
+  Rng rng(seed);
+  ShardWriter writer(Shape(), "old");
+  for (int i = 0; i < rows; ++i) writer.Add(RandomRow(rng, i));
+  const std::string path = dir / "new.npz";
+  writer.WriteAndClear(path);
+  return WithoutArrays(path, left_out, dir / "old.npz");
+}
+
 void CheckSame(const TrainingRow& a, const TrainingRow& b) {
   CHECK(a.spatial == b.spatial);
   CHECK(a.global == b.global);
@@ -153,13 +165,8 @@ TEST_CASE("training rows: packed rows move between files byte for byte") {
 
 TEST_CASE("training rows: a shard written before ownership_weight reads it as its score_weight") {
   testing::TempDir dir;
-  Rng rng(8);
-  ShardWriter writer(Shape(), "old");
-  for (int i = 0; i < 4; ++i) writer.Add(RandomRow(rng, i));
-  const std::string path = dir / "new.npz";
-  writer.WriteAndClear(path);
-  const std::string old_path = WithoutArrays(path, {"ownership_weight"}, dir / "old.npz");
-  const Shard fresh = ReadShard(path);
+  const std::string old_path = NewAndOldShards(dir, 8, 4, {"ownership_weight"});
+  const Shard fresh = ReadShard(dir / "new.npz");
   const PackedShard packed = ReadPackedShard(old_path);
   REQUIRE(packed.rows.size() == 4);
   for (size_t i = 0; i < packed.rows.size(); ++i) {
@@ -173,16 +180,10 @@ TEST_CASE("training rows: a shard written before ownership_weight reads it as it
 
 TEST_CASE("training rows: a shard written before score_weight existed reads it as 1") {
   testing::TempDir dir;
-  Rng rng(7);
-  ShardWriter writer(Shape(), "old");
-  for (int i = 0; i < 3; ++i) writer.Add(RandomRow(rng, i));
-  const std::string path = dir / "new.npz";
-  writer.WriteAndClear(path);
   // The same arrays but the weights, as older tengen wrote them.
-  const std::string old_path =
-      WithoutArrays(path, {"score_weight", "ownership_weight"}, dir / "old.npz");
+  const std::string old_path = NewAndOldShards(dir, 7, 3, {"score_weight", "ownership_weight"});
   REQUIRE_FALSE(NpzReader(old_path).Has("score_weight"));  // nor ownership_weight
-  const Shard fresh = ReadShard(path);
+  const Shard fresh = ReadShard(dir / "new.npz");
   const Shard shard = ReadShard(old_path);
   REQUIRE(shard.rows.size() == 3);
   for (size_t i = 0; i < shard.rows.size(); ++i) {
@@ -196,14 +197,9 @@ TEST_CASE("training rows: a shard written before score_weight existed reads it a
 
 TEST_CASE("training rows: a shard written before opponent_policy reads it as unknown") {
   testing::TempDir dir;
-  Rng rng(9);
-  ShardWriter writer(Shape(), "old");
-  for (int i = 0; i < 4; ++i) writer.Add(RandomRow(rng, i));
-  const std::string path = dir / "new.npz";
-  writer.WriteAndClear(path);
   const std::string old_path =
-      WithoutArrays(path, {"opponent_policy", "opponent_policy_weight"}, dir / "old.npz");
-  const Shard fresh = ReadShard(path);
+      NewAndOldShards(dir, 9, 4, {"opponent_policy", "opponent_policy_weight"});
+  const Shard fresh = ReadShard(dir / "new.npz");
   const Shard shard = ReadShard(old_path);
   REQUIRE(shard.rows.size() == 4);
   for (size_t i = 0; i < shard.rows.size(); ++i) {
@@ -213,8 +209,10 @@ TEST_CASE("training rows: a shard written before opponent_policy reads it as unk
     CHECK(shard.rows[i].policy == fresh.rows[i].policy);
   }
   // A row may not claim a reply it does not carry.
+  Rng rng(10);
   TrainingRow bad = RandomRow(rng, 0);
   bad.opponent_policy_weight = 1.0f;
+  ShardWriter writer(Shape(), "new");
   CHECK_THROWS_AS(writer.Add(bad), CheckError);
 }
 

@@ -80,6 +80,15 @@ nn::TrainBatch SpreadRows(int n) {
   return pipeline::MakeBatch(shard, 0, static_cast<size_t>(n), 0);
 }
 
+// Trains 60 steps at a per-sample rate of 2e-4, then 300 at rate 0, which leave the weights
+// alone and let the batch norm running statistics (momentum 0.01) catch up with them, and
+// returns the batch's losses in eval mode.
+nn::LossSums TrainThenEvaluate(nn::NetTrainer& trainer, const nn::TrainBatch& batch) {
+  for (int i = 0; i < 60; ++i) trainer.Step(batch, batch.size, 2e-4);
+  for (int i = 0; i < 300; ++i) trainer.Step(batch, batch.size, 0);
+  return trainer.Evaluate(batch);
+}
+
 TEST_CASE("trainer: the loss falls on a fixed small dataset") {
   REQUIRE(Rows().size() >= 64);
   const nn::TrainBatch batch = SpreadRows(64);
@@ -87,11 +96,7 @@ TEST_CASE("trainer: the loss falls on a fixed small dataset") {
   nn::TrainerOptions options;
   nn::NetTrainer trainer(*model, options, nullptr);
   const nn::LossSums before = trainer.Evaluate(batch);
-  for (int i = 0; i < 60; ++i) trainer.Step(batch, batch.size, 2e-4);
-  // Steps at rate 0 leave the weights alone and let the batch norm running statistics
-  // (momentum 0.01) catch up with them: the losses below are measured in eval mode.
-  for (int i = 0; i < 300; ++i) trainer.Step(batch, batch.size, 0);
-  const nn::LossSums after = trainer.Evaluate(batch);
+  const nn::LossSums after = TrainThenEvaluate(trainer, batch);
   MESSAGE("loss per row " << before.total / before.weight << " -> " << after.total / after.weight);
   CHECK(std::isfinite(after.total));
   CHECK(after.total < 0.8 * before.total);
@@ -117,9 +122,7 @@ TEST_CASE("trainer: the opponent's reply head learns from the rows that know the
   nn::TrainBatch unknown = batch;
   std::fill(unknown.opponent_policy_weight.begin(), unknown.opponent_policy_weight.end(), 0.0f);
   CHECK(trainer.Evaluate(unknown).opponent_policy == 0);
-  for (int i = 0; i < 60; ++i) trainer.Step(batch, batch.size, 2e-4);
-  for (int i = 0; i < 300; ++i) trainer.Step(batch, batch.size, 0);
-  const nn::LossSums after = trainer.Evaluate(batch);
+  const nn::LossSums after = TrainThenEvaluate(trainer, batch);
   MESSAGE("opponent policy loss per row " << before.opponent_policy / before.weight << " -> "
                                           << after.opponent_policy / after.weight);
   CHECK(after.opponent_policy < 0.8 * before.opponent_policy);
@@ -142,9 +145,7 @@ TEST_CASE("trainer: the soft policy head learns when weighted and costs nothing 
   const nn::LossSums before = trainer.Evaluate(batch);
   CHECK(before.soft_policy > 0);
   CHECK(before.policy == doctest::Approx(unweighted.policy));
-  for (int i = 0; i < 60; ++i) trainer.Step(batch, batch.size, 2e-4);
-  for (int i = 0; i < 300; ++i) trainer.Step(batch, batch.size, 0);
-  const nn::LossSums after = trainer.Evaluate(batch);
+  const nn::LossSums after = TrainThenEvaluate(trainer, batch);
   MESSAGE("soft policy loss per row " << before.soft_policy / before.weight << " -> "
                                       << after.soft_policy / after.weight);
   CHECK(after.soft_policy < 0.5 * before.soft_policy);

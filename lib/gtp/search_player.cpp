@@ -344,12 +344,13 @@ GenMoveReply SearchPlayer::ChooseMove(const go::GameState& game, const go::GameS
   }
   std::sort(ranked.begin(), ranked.end(),
             [](const auto& a, const auto& b) { return a.first > b.first; });
-  std::vector<const search::SearchResult*> results;
-  for (const std::unique_ptr<Tree>& tree : trees_) results.push_back(&tree->result);
-  const int lcb_choice =
-      params_.lcb_stdevs > 0
-          ? LcbMoveIndex(results, params_.lcb_stdevs, params_.lcb_min_visit_share, params_.search)
-          : -1;
+  int lcb_choice = -1;
+  if (params_.lcb_stdevs > 0) {
+    std::vector<const search::SearchResult*> results;
+    for (const std::unique_ptr<Tree>& tree : trees_) results.push_back(&tree->result);
+    lcb_choice =
+        LcbMoveIndex(results, params_.lcb_stdevs, params_.lcb_min_visit_share, params_.search);
+  }
   const auto chosen = std::find_if(ranked.begin(), ranked.end(),
                                    [&](const auto& entry) { return entry.second == lcb_choice; });
   if (chosen != ranked.end()) std::rotate(ranked.begin(), chosen, chosen + 1);

@@ -269,11 +269,9 @@ void NetImpl::Initialize(uint64_t seed) {
     }
     const bool residual_out = name.find(".conv2.") != std::string::npos;
     // He-normal (gain sqrt 2) before ReLUs; the heads' outputs use gain 1.
-    const bool head_out = name.rfind("policy_out", 0) == 0 ||
-                          name.rfind("policy_soft_out", 0) == 0 ||
-                          name.rfind("policy_opp_out", 0) == 0 || name.rfind("pass_", 0) == 0 ||
-                          name.rfind("value_out", 0) == 0 || name.rfind("score_", 0) == 0 ||
-                          name.rfind("ownership_", 0) == 0;
+    const bool head_out = name.rfind("policy_out", 0) == 0 || IsAuxiliaryPolicyTensor(name) ||
+                          name.rfind("pass_", 0) == 0 || name.rfind("value_out", 0) == 0 ||
+                          name.rfind("score_", 0) == 0 || name.rfind("ownership_", 0) == 0;
     double gain = head_out ? 1.0 : std::sqrt(2.0);
     if (residual_out) gain *= kResidualInitGain;
     InitWeight(param, gain, gen);

@@ -138,8 +138,8 @@ LossTensors ComputeLosses(const NetOutput& out, const BatchTensors& t,
   return loss;
 }
 
-// [policy, soft policy, value, score, ownership, total, weight, rows] as a float64 tensor to
-// sum.
+// [policy, soft policy, opponent policy, value, score, ownership, total, weight, rows] as a
+// float64 tensor to sum.
 constexpr int64_t kPackedLosses = 9;
 torch::Tensor PackLosses(const LossTensors& l, int64_t rows) {
   return torch::stack({l.policy.detach(), l.soft_policy.detach(), l.opponent_policy.detach(),
