@@ -73,3 +73,22 @@ interrupt() {
   done
   kill -INT "$pid" 2> /dev/null || true
 }
+
+# wait_exit PID: waits until PID, a child of this shell, has ended and returns its exit status.
+# A signal this shell traps interrupts wait with 128+signal while the child may still be
+# stopping, or may end just then (a scheduler's SIGTERM reaches every process of the job): it
+# waits again until the child is gone, then once more for the child's own status, which bash
+# keeps for a child it has reaped (bash 5.2 sometimes answers -1 there for a child that a signal
+# ended: then the interrupted wait's 128+signal is the child's status too).
+wait_exit() {
+  local pid=$1 code again
+  while :; do
+    wait "$pid"
+    code=$?
+    kill -0 "$pid" 2> /dev/null && continue
+    wait "$pid"
+    again=$?
+    ((again < 0 || again == 127)) || code=$again
+    return "$code"
+  done
+}

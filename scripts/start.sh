@@ -205,19 +205,17 @@ printf '=== %s start.sh: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "${command[*]}" 
 supervisor='
 set -m
 trap : INT TERM
-body=$1 pid_file=$2 program=$3 out=$4
-shift 4
+source "$1/scripts/lib.sh"
+body=$2 pid_file=$3 program=$4 out=$5
+shift 5
 "$@" &
 child=$!
 exec 2> /dev/null  # no job-control notices in the output; the program keeps its stderr
 { cat "$body"; printf "pid=%s\nsupervisor=%s\n" "$child" "$$"; } > "$body.pid" &&
   mv -f "$body.pid" "$pid_file"
 rm -f "$body"
-while :; do
-  wait "$child"
-  code=$?
-  kill -0 "$child" 2> /dev/null || break
-done
+wait_exit "$child"
+code=$?
 # Opened anew rather than through the inherited stdout: on a network filesystem that
 # reconnected since the start (sshfs), the old descriptor fails for good.
 printf "=== %s start.sh: tengen-%s pid %s exited with status %s\n" \
@@ -225,7 +223,7 @@ printf "=== %s start.sh: tengen-%s pid %s exited with status %s\n" \
 grep -qx "pid=$child" "$pid_file" 2> /dev/null && rm -f "$pid_file"
 exit 0
 '
-nohup bash -c "$supervisor" start.sh-supervisor "$body" "$pid_file" "$program" "$out" "${command[@]}" \
+nohup bash -c "$supervisor" start.sh-supervisor "$root" "$body" "$pid_file" "$program" "$out" "${command[@]}" \
   >> "$out" 2>&1 < /dev/null 9>&- &
 supervisor_pid=$!
 

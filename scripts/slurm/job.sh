@@ -132,12 +132,7 @@ on_sigint() {
 trap on_sigint INT
 trap 'echo "slurm/job.sh: SIGTERM (scancel, requeue or preemption): tengen-$program stops by itself" >&2' TERM
 status=0
-while kill -0 "$child" 2> /dev/null; do
-  set +e
-  wait "$child"
-  status=$?
-  set -e
-done
+wait_exit "$child" || status=$?
 trap - INT TERM
 echo "slurm/job.sh: tengen-$program ended with status $status" >&2
 if ((got_sigint && status == 0)) && [[ ${TENGEN_SLURM_REQUEUE:-0} == 1 ]]; then
