@@ -242,8 +242,10 @@ TEST_CASE("gtp analysis: lz-analyze streams Leela Zero lines at the interval and
     INFO(lines[i].second);
     CHECK(lines[i].second.back() == '\n');
     CheckLeelaZeroLine(ParseInfoLine(lines[i].second), 7);
+    // Never closer than the interval, also once the visit cap is reached and the report
+    // repeats, and when a report was late (a loaded machine).
     if (i > 0 && i + 1 < lines.size()) {
-      CHECK(Seconds(lines[i].first - lines[i - 1].first) >= 0.09);
+      CHECK(Seconds(lines[i].first - lines[i - 1].first) >= 0.0999);
     }
   }
   // The centre is the evaluator's favourite, and black's winrate 60% (a few finished games in

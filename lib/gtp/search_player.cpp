@@ -256,16 +256,18 @@ void SearchPlayer::Analyze(const go::GameState& game, go::Color color, double re
   RunSearches(PerTree(params_.analysis_visits), stop, report_seconds, report,
               /*final_report=*/false);
   // At the visit cap the search is over but the analysis is not: the report is repeated at
-  // the interval until the controller sends its next command.
+  // the interval until the controller sends its next command. As during the search, the
+  // interval counts from the end of the last report, so that a late one is never followed by
+  // one too soon.
   const auto poll = std::chrono::milliseconds(kStopPollMs);
-  Clock::time_point next = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                              std::chrono::duration<double>(report_seconds));
+  const auto interval =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(report_seconds));
+  Clock::time_point next = Clock::now() + interval;
   while (!stop()) {
     std::this_thread::sleep_for(poll);
     if (report && report_seconds > 0 && Clock::now() >= next) {
       report(MakeReport());
-      next += std::chrono::duration_cast<Clock::duration>(
-          std::chrono::duration<double>(report_seconds));
+      next = Clock::now() + interval;
     }
   }
 }
