@@ -1,24 +1,25 @@
 #!/usr/bin/env bash
-# Two ways of running the default loop on this machine, side by side: which makes the stronger
-# net in the same running time?
+# Two or more ways of running the default loop on this machine, side by side: which makes the
+# stronger net in the same running time?
 #
-#   experiments/loop_ab.sh DIR --arm NAME=OPTIONS --arm NAME=OPTIONS [--hours H] [--slice H]
+#   experiments/loop_ab.sh DIR --arm NAME=OPTIONS --arm NAME=OPTIONS [--arm ...] [--hours H] [--slice H]
 #                    [--games N] [--rate-games N] [--gnugo-levels L] [--visits V]
 #                    [--board-size N] [--model KIND] [-- loop options]
 #
 # An arm is a name (letters, digits, - and _) and the options its loop gets on top of the
 # defaults: scripts/synchronous_loop.sh options (--set-trainer warmup_samples=2000000, ...;
 # split at spaces, so values cannot hold one) and --gating 0|1 (the loop's USEGATING, default
-# 0). Each arm is a strength run (scripts/strength_run.sh) in DIR/NAME; the two are trained in
+# 0). Each arm is a strength run (scripts/strength_run.sh) in DIR/NAME; the arms are trained in
 # turns, SLICE hours of running time each (default 0.25), until each has H hours (default 1),
-# so that both meet the same machine and the same load. Then the last nets of the two play N
-# games (default 100) against each other (DIR/final-match/match.json), and each arm is rated
+# so that all meet the same machine and the same load. Then the last net of the first arm plays
+# N games (default 100) against the last net of each other arm (DIR/final-match/match.json
+# with two arms; with more, DIR/final-match-NAME for each arm after the first), and each arm is rated
 # on its own ladder (strength_run.sh --rate-only: hourly nets against each other and GNU Go at
 # levels L, default 1,5,10, RATE-GAMES games, default 40, and its last net giving GNU Go level
 # 10 two stones, as many games; 0: no ladders). Rating games use V
 # visits a move (default 100) on an N x N board (default 9). Stop it with Ctrl-C and run the
-# same command again: it resumes, and nothing trained or played is done twice. Both loops
-# train KIND nets (default b4c64, the loop's default); the options after -- go to both loops.
+# same command again: it resumes, and nothing trained or played is done twice. All loops
+# train KIND nets (default b4c64, the loop's default); the options after -- go to every loop.
 #
 # Example: what the score utility buys (docs/RESULTS.md):
 #   experiments/loop_ab.sh /work/ab-score --hours 0.5 --rate-games 0 --arm default= \
@@ -58,7 +59,7 @@ for value in "$hours" "$slice"; do
 done
 [[ $games =~ ^[1-9][0-9]*$ ]] || die "--games must be a positive number, got '$games'"
 [[ $rate_games =~ ^[0-9]+$ ]] || die "--rate-games must be a number, got '$rate_games'"
-((${#arm_specs[@]} == 2)) || die "give exactly two --arm NAME=OPTIONS, got ${#arm_specs[@]}"
+((${#arm_specs[@]} >= 2)) || die "give at least two --arm NAME=OPTIONS, got ${#arm_specs[@]}"
 
 # Each arm's USEGATING and loop options, by index.
 declare -a arm_gating arm_options
@@ -90,7 +91,7 @@ if [[ -z ${TENGEN_BIN:-} ]]; then
   export TENGEN_BIN=${BUILD_DIR:-$root/build/release}/bin
 fi
 # What each arm is, for whoever reads DIR later.
-for a in 0 1; do
+for a in "${!arms[@]}"; do
   printf '%s\tUSEGATING=%s\t%s\n' "${arms[a]}" "${arm_gating[a]}" "${arm_options[a]}"
 done > "$dir/arms.tsv"
 
@@ -106,36 +107,41 @@ strength() {
 slices=$(awk -v h="$hours" -v s="$slice" 'BEGIN { n = int(h / s); if (n * s < h) n++; print n }')
 for ((i = 1; i <= slices; i++)); do
   until_hours=$(awk -v h="$hours" -v s="$slice" -v i="$i" 'BEGIN { t = i * s; print (t < h ? t : h) }')
-  echo "loop_ab.sh: slice $i of $slices, both arms to $until_hours hours of running time" >&2
-  strength 0 --hours "$until_hours" --train-only
-  strength 1 --hours "$until_hours" --train-only
+  echo "loop_ab.sh: slice $i of $slices, every arm to $until_hours hours of running time" >&2
+  for a in "${!arms[@]}"; do strength "$a" --hours "$until_hours" --train-only; done
 done
 newest() { tail -1 "$dir/$1/strength/models.tsv" 2> /dev/null | cut -f1; }
-a=$(newest "${arms[0]}")
-b=$(newest "${arms[1]}")
 no_model="made no model in $hours hours of running time: nothing to match; give more --hours"
-[[ -n $a ]] || die "arm ${arms[0]} $no_model"
-[[ -n $b ]] || die "arm ${arms[1]} $no_model"
-out=$dir/final-match
-if ! grep -qs '"complete": true' "$out/match.json"; then
-  gtp="$TENGEN_BIN/tengen-gtp --visits $visits --verbose false --model"
-  "$TENGEN_BIN/tengen-match" --engine1 "$gtp $dir/${arms[0]}/models/$a" --name1 "${arms[0]}:$a" \
-    --engine2 "$gtp $dir/${arms[1]}/models/$b" --name2 "${arms[1]}:$b" --games "$games" \
-    --board-size "$board_size" --output-dir "$out" --log-level warning
-fi
-python3 -c '
+for arm in "${arms[@]}"; do
+  [[ -n $(newest "$arm") ]] || die "arm $arm $no_model"
+done
+
+# final_match ARM: the first arm's last net against ARM's, N games (once).
+final_match() {
+  local first=${arms[0]} a b gtp out=$dir/final-match
+  a=$(newest "$first")
+  b=$(newest "$1")
+  ((${#arms[@]} == 2)) || out=$dir/final-match-$1
+  if ! grep -qs '"complete": true' "$out/match.json"; then
+    gtp="$TENGEN_BIN/tengen-gtp --visits $visits --verbose false --model"
+    "$TENGEN_BIN/tengen-match" --engine1 "$gtp $dir/$first/models/$a" --name1 "$first:$a" \
+      --engine2 "$gtp $dir/$1/models/$b" --name2 "$1:$b" --games "$games" \
+      --board-size "$board_size" --output-dir "$out" --log-level warning
+  fi
+  python3 -c '
 import json, sys
 m = json.load(open(sys.argv[1]))
 e = m["elo"]
 f = lambda x: "unbounded" if x is None else "%+.0f" % x
 print("%s vs %s: %d games, %.1f%% for the first, Elo %s (95%%: %s, %s)" % (m["engines"][0]["name"],
       m["engines"][1]["name"], m["games"], 100 * m["win_rate"], f(e["elo"]), f(e["low"]), f(e["high"])))' \
-  "$out/match.json"
+    "$out/match.json"
+}
+for arm in "${arms[@]:1}"; do final_match "$arm"; done
 
 # The head-to-head first, the ladders after: the match answers the question; the ladders say
 # how far each arm got.
 ((rate_games > 0)) || exit 0
 rating=(--rate-only --games "$rate_games" --gnugo-levels "$levels" --visits "$visits"
   --board-size "$board_size" --handicap-games "$rate_games")
-strength 0 --hours "$hours" "${rating[@]}"
-strength 1 --hours "$hours" "${rating[@]}"
+for a in "${!arms[@]}"; do strength "$a" --hours "$hours" "${rating[@]}"; done

@@ -3,7 +3,7 @@
 # settings, after loop_ab.sh's errors for bad arms: Ctrl-C while the gated run trains stops the
 # whole comparison (status 130, the ungated run not started); run again, both runs train to
 # their running-time budget, their last nets play each other and each run is rated; a third
-# time, nothing is trained or played again.
+# time, nothing is trained or played again; then three arms made of those runs play two matches.
 set -euo pipefail
 src=$1
 bin=$2
@@ -21,7 +21,7 @@ expect_error() {
   [[ $out == *"$want"* ]] || fail "loop_ab.sh $*: '$want' not in: $out"
   [[ ! -e $work/bad ]] || fail "loop_ab.sh $*: made its directory despite the error"
 }
-expect_error "exactly two --arm NAME=OPTIONS, got 1" --arm a=
+expect_error "at least two --arm NAME=OPTIONS, got 1" --arm a=
 expect_error "--arm 'a': expected NAME=OPTIONS" --arm a --arm b=
 expect_error "the name 'a b' must be" --arm "a b=" --arm b=
 expect_error "--arm a given twice" --arm a= --arm a=
@@ -74,4 +74,22 @@ before="$(seconds gating) $(seconds nogating)"
 run 2
 [[ "$(seconds gating) $(seconds nogating)" == "$before" ]] || fail "trained again"
 [[ $(stat -c %Y "$match") == "$stamp" ]] || fail "the final match was played again"
+
+# Three arms (two of them the runs above, a third the gated run again): nothing to train, the
+# first arm's last net plays each other arm's in its own folder.
+three=$work/three
+mkdir -p "$three"
+ln -s "$dir/gating" "$three/a"
+ln -s "$dir/nogating" "$three/b"
+ln -s "$dir/gating" "$three/c"
+bash "$src/experiments/loop_ab.sh" "$three" --arm a= --arm b= --arm c= --hours 0.01 --games 2 \
+  --rate-games 0 --visits 4 --board-size 7 --model b1c16 > "$work/three.log" 2>&1 ||
+  { cat "$work/three.log"; fail "loop_ab.sh with three arms failed"; }
+[[ "$(seconds gating) $(seconds nogating)" == "$before" ]] || fail "three arms: trained again"
+for arm in b c; do
+  grep -q '"complete": true' "$three/final-match-$arm/match.json" || fail "no match a against $arm"
+  grep -q "^a:.* vs $arm:.*: 2 games, " "$work/three.log" ||
+    fail "no result line for $arm: $(cat "$work/three.log")"
+done
+[[ ! -e $three/final-match ]] || fail "three arms wrote DIR/final-match"
 echo "gating_ab: ok"
