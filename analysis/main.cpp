@@ -87,9 +87,9 @@ int Main(int argc, const char* const argv[]) {
   if (pos_len == 0) pos_len = go::kMaxSize;
   const uint64_t seed = SeedOrFresh(config.GetInt("seed"));
   Rng seeder(seed);
-  const play::PlayEvaluators evaluators(model, pos_len, config.GetString("device"), load, workers,
-                                        kBatchWait, seeder,
-                                        /*register_clients=*/false);
+  const play::PlayEvaluators evaluators(
+      model, pos_len, config.GetString("device"), load, workers, kBatchWait, seeder,
+      /*register_clients=*/false, config.GetInt("nn_cache_entries"));
 
   analysis::AnalysisEngineOptions options;
   options.defaults.max_visits = static_cast<int>(config.GetInt("max_visits"));

@@ -1,6 +1,8 @@
 // Games on fibers: RunFibers runs every body to its end (sleepers included) and passes on an
 // escaped exception, and a game played on a fiber through the batching server gives exactly
-// the moves and training rows it gives on a thread of its own, for the same seed.
+// the moves and training rows it gives on a thread of its own, for the same seed, with or
+// without an evaluation cache shared by the games; the cache answers the positions seen
+// before with the answer of the symmetry that first evaluated them.
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -12,7 +14,10 @@
 #include <thread>
 #include <vector>
 
+#include "go/game.h"
+#include "go/symmetry.h"
 #include "nn/batching.h"
+#include "nn/eval_cache.h"
 #include "nn/features.h"
 #include "play/fiber_pool.h"
 #include "play/game_runner.h"
@@ -108,6 +113,32 @@ std::string Fingerprint(const FinishedGame& game) {
   return text.str();
 }
 
+// Plays the games of `seeds` at once on fibers of two threads, batched on one server (and one
+// cache when given); the fingerprints in the order of the seeds.
+std::vector<std::string> PlayOnFibers(const GameParams& params, const std::vector<uint64_t>& seeds,
+                                      nn::BatchingServer& server, nn::EvalCache* cache) {
+  const auto never = [] { return false; };
+  std::vector<std::string> fingerprints(seeds.size());
+  std::vector<std::vector<std::function<void(FiberTask&)>>> bodies(2);
+  for (size_t i = 0; i < seeds.size(); ++i) {
+    bodies[i % 2].push_back([&, i](FiberTask& task) {
+      Rng rng(100 + i);  // a different symmetry stream: the answers must not depend on it
+      NetLeafEvaluator leaf(server, rng, true, &task, cache);
+      server.AddClient();
+      const Player player{&leaf, "pointwise"};
+      FinishedGame game;
+      // Assertions stay on the main thread: a failed game leaves its fingerprint empty.
+      if (PlayGame(params, player, player, seeds[i], never, &game))
+        fingerprints[i] = Fingerprint(game);
+      server.RemoveClient();
+    });
+  }
+  std::thread other([&bodies] { RunFibers(std::move(bodies[1])); });
+  RunFibers(std::move(bodies[0]));
+  other.join();
+  return fingerprints;
+}
+
 TEST_CASE("fiber pool: a game on a fiber plays as on a thread of its own, seed for seed") {
   const GameParams params = SmallGame();
   const std::vector<uint64_t> seeds = {11, 12, 13, 14, 15, 16};
@@ -127,33 +158,89 @@ TEST_CASE("fiber pool: a game on a fiber plays as on a thread of its own, seed f
     }
   }
 
-  // All six at once on fibers of two threads, batched together.
-  std::vector<std::string> on_fibers(seeds.size());
-  nn::BatchingServer server(std::make_unique<PointwiseEvaluator>(5), nn::BatchingOptions{6});
-  std::vector<std::vector<std::function<void(FiberTask&)>>> bodies(2);
-  for (size_t i = 0; i < seeds.size(); ++i) {
-    bodies[i % 2].push_back([&, i](FiberTask& task) {
-      Rng rng(100 + i);  // a different symmetry stream: the answers must not depend on it
-      NetLeafEvaluator leaf(server, rng, true, &task);
-      server.AddClient();
-      const Player player{&leaf, "pointwise"};
-      FinishedGame game;
-      // Assertions stay on the main thread: a failed game leaves its fingerprint empty.
-      if (PlayGame(params, player, player, seeds[i], never, &game))
-        on_fibers[i] = Fingerprint(game);
-      server.RemoveClient();
-    });
+  SUBCASE("all six at once on fibers of two threads, batched together") {
+    nn::BatchingServer server(std::make_unique<PointwiseEvaluator>(5), nn::BatchingOptions{6});
+    const std::vector<std::string> on_fibers = PlayOnFibers(params, seeds, server, nullptr);
+    for (size_t i = 0; i < seeds.size(); ++i) {
+      INFO("seed " << seeds[i]);
+      CHECK(on_fibers[i] == alone[i]);
+      CHECK(on_fibers[i].find("turn") != std::string::npos);  // rows were recorded
+    }
+    // Batched: the six games shared batches.
+    CHECK(server.stats().MeanBatchSize() > 1.5);
   }
-  std::thread other([&bodies] { RunFibers(std::move(bodies[1])); });
-  RunFibers(std::move(bodies[0]));
-  other.join();
-  for (size_t i = 0; i < seeds.size(); ++i) {
-    INFO("seed " << seeds[i]);
-    CHECK(on_fibers[i] == alone[i]);
-    CHECK(on_fibers[i].find("turn") != std::string::npos);  // rows were recorded
+
+  SUBCASE("the same, sharing an evaluation cache") {
+    nn::BatchingServer server(std::make_unique<PointwiseEvaluator>(5), nn::BatchingOptions{6});
+    nn::EvalCache cache(1 << 12, 5);
+    const std::vector<std::string> on_fibers = PlayOnFibers(params, seeds, server, &cache);
+    for (size_t i = 0; i < seeds.size(); ++i) {
+      INFO("seed " << seeds[i]);
+      CHECK(on_fibers[i] == alone[i]);
+    }
+    // Every position was either found in the cache or evaluated by the net, and the six games
+    // from one empty board met positions already evaluated.
+    CHECK(cache.hits() + server.stats().positions == cache.lookups());
+    CHECK(cache.hits() > 0);
   }
-  // Batched: the six games shared batches.
-  CHECK(server.stats().MeanBatchSize() > 1.5);
+}
+
+// A net that sees where things are: each point's logit is its index in the input planes, so
+// the answer mapped back depends on the symmetry the position was fed in.
+class PlacedEvaluator : public nn::Evaluator {
+ public:
+  explicit PlacedEvaluator(int pos_len) : pos_len_(pos_len) {}
+  void Evaluate(const nn::EvalBatch& batch, nn::EvalOutput* output) override {
+    output->Resize(batch.size, pos_len_);
+    const int area = pos_len_ * pos_len_;
+    for (int i = 0; i < batch.size; ++i) {
+      for (int p = 0; p <= area; ++p)
+        output->policy_logits[static_cast<size_t>(i) * (area + 1) + p] = 0.1f * p;
+      for (int p = 0; p < area; ++p)
+        output->ownership[static_cast<size_t>(i) * area + p] = 0.01f * p;
+    }
+  }
+  std::string model_name() const override { return "placed"; }
+  int pos_len() const override { return pos_len_; }
+
+ private:
+  int pos_len_;
+};
+
+TEST_CASE("eval cache: a position seen before gets the answer of its first symmetry") {
+  nn::BatchingServer server(std::make_unique<PlacedEvaluator>(5), nn::BatchingOptions{1});
+  nn::EvalCache cache(64, 5);
+  go::GameState state(5);
+  state.Play({go::MakeLoc(1, 2, 5), go::Color::kBlack});
+
+  Rng identity_rng(1);
+  NetLeafEvaluator identity(server, identity_rng, /*random_symmetry=*/false);
+  const search::LeafEvaluation plain = identity.Evaluate(state);
+
+  // A random-symmetry evaluator on the cache whose first draw is not the identity.
+  uint64_t seed = 1;
+  while (Rng(seed).Uniform(go::kNumSymmetries) == 0) ++seed;
+  Rng rng(seed);
+  NetLeafEvaluator first(server, rng, /*random_symmetry=*/true, nullptr, &cache);
+  const search::LeafEvaluation seen = first.Evaluate(state);
+  REQUIRE(seen.policy != plain.policy);  // the net's answer depends on the symmetry
+
+  // An identity-only evaluator on the same cache answers from it: the first symmetry's answer,
+  // not its own, and the net is not asked again.
+  const int64_t evaluated = server.stats().positions;
+  Rng cached_rng(1);
+  NetLeafEvaluator cached(server, cached_rng, /*random_symmetry=*/false, nullptr, &cache);
+  const search::LeafEvaluation answer = cached.Evaluate(state);
+  CHECK(answer.policy == seen.policy);
+  CHECK(answer.ownership == seen.ownership);
+  CHECK(server.stats().positions == evaluated);
+  CHECK(cache.hits() == 1);
+
+  // Another position (the same stones after White's pass) is the net's again.
+  go::GameState passed = state;
+  passed.Play({go::kPassLoc, go::Color::kWhite});
+  cached.Evaluate(passed);
+  CHECK(server.stats().positions == evaluated + 1);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "data/training_rows.h"
 #include "go/sgf.h"
 #include "nn/batching.h"
+#include "nn/eval_cache.h"
 #include "nn/features.h"
 #include "pipeline/base_dir.h"
 #include "pipeline/game_end_stats.h"
@@ -62,6 +63,7 @@ class SelfplayRunner {
   // One model's stretch of play.
   struct Epoch {
     std::vector<std::unique_ptr<nn::BatchingServer>> servers;  // one per device
+    std::unique_ptr<nn::EvalCache> cache;                      // null: nn_cache_entries 0
     std::unique_ptr<ShardSink> sink;
     std::atomic<bool> retire{false};  // a newer model is ready: start no more games
     std::atomic<int> running{0};      // search threads still running
@@ -170,7 +172,7 @@ void SelfplayRunner::GameSlot(Epoch& epoch, nn::BatchingServer& server, uint64_t
                               play::FiberTask& fiber) {
   try {
     Rng rng(slot_seed);
-    play::NetLeafEvaluator leaf(server, rng, /*random_symmetry=*/true, &fiber);
+    play::NetLeafEvaluator leaf(server, rng, /*random_symmetry=*/true, &fiber, epoch.cache.get());
     server.AddClient();
     struct ClientGuard {
       nn::BatchingServer& server;
@@ -366,6 +368,10 @@ SelfplayStats SelfplayRunner::Totals(const Epoch* epoch) const {
       stats.nn_positions += nn_stats.positions;
       stats.nn_batches += nn_stats.batches;
     }
+    if (epoch->cache) {
+      stats.nn_cache_lookups += epoch->cache->lookups();
+      stats.nn_cache_hits += epoch->cache->hits();
+    }
   }
   return stats;
 }
@@ -378,6 +384,10 @@ void SelfplayRunner::Report(const Epoch& epoch, const std::string& state, bool f
   const double evals_per_second = static_cast<double>(stats.nn_positions) / seconds;
   const double mean_batch =
       stats.nn_batches ? static_cast<double>(stats.nn_positions) / stats.nn_batches : 0.0;
+  const double cache_hit_rate =
+      stats.nn_cache_lookups
+          ? static_cast<double>(stats.nn_cache_hits) / static_cast<double>(stats.nn_cache_lookups)
+          : 0.0;
   GameEndStats ends;
   {
     std::lock_guard<std::mutex> lock(epoch.ends_mutex);
@@ -394,15 +404,19 @@ void SelfplayRunner::Report(const Epoch& epoch, const std::string& state, bool f
                       FormatFixed(server->stats().MeanBatchSize(), 1);
       per_server += ")";
     }
+    const std::string cache_text =
+        epoch.cache ? StrCat(", NN cache hits ", FormatFixed(100.0 * cache_hit_rate, 1), "%")
+                    : std::string();
     // How this model's games end follows on the same line, so that one line says it all.
     const std::string ends_text = FormatGameEnds(ends);
-    logger_.Info(StrCat(
-        state, ": model ", model_name_, ", games ", stats.games, " (started ",
-        games_started_.load(), ", dropped ", stats.dropped_games, "), rows ", rows_finished_.load(),
-        " (published ", stats.rows, " in ", stats.shards, " shards), ",
-        FormatFixed(games_per_hour, 0), " games/hour, ", FormatFixed(rows_per_second, 1),
-        " rows/s, ", FormatFixed(evals_per_second, 0), " NN evals/s, mean batch ",
-        FormatFixed(mean_batch, 1), per_server, (ends_text.empty() ? "" : "; " + ends_text)));
+    logger_.Info(StrCat(state, ": model ", model_name_, ", games ", stats.games, " (started ",
+                        games_started_.load(), ", dropped ", stats.dropped_games, "), rows ",
+                        rows_finished_.load(), " (published ", stats.rows, " in ", stats.shards,
+                        " shards), ", FormatFixed(games_per_hour, 0), " games/hour, ",
+                        FormatFixed(rows_per_second, 1), " rows/s, ",
+                        FormatFixed(evals_per_second, 0), " NN evals/s, mean batch ",
+                        FormatFixed(mean_batch, 1), per_server, cache_text,
+                        (ends_text.empty() ? "" : "; " + ends_text)));
   }
   HeartbeatInfo info;
   info.state = state;
@@ -418,6 +432,7 @@ void SelfplayRunner::Report(const Epoch& epoch, const std::string& state, bool f
                    {"rows_per_second", rows_per_second},
                    {"nn_evals_per_second", evals_per_second},
                    {"mean_batch_size", mean_batch},
+                   {"nn_cache_hit_rate", cache_hit_rate},
                    {"uptime_seconds", stats.seconds},
                    {"model_load_seconds", model_load_seconds_.load()},
                    {"model_switch_seconds", model_switch_seconds_.load()},
@@ -448,13 +463,24 @@ void SelfplayRunner::BeginEpoch(Epoch& epoch,
                            " games, batches up to ", batch_size, ")");
   }
   evaluators.clear();
+  std::string cache_text;
+  if (options_.nn_cache_entries > 0) {
+    const int pos_len = epoch.servers.front()->pos_len();
+    epoch.cache = std::make_unique<nn::EvalCache>(options_.nn_cache_entries, pos_len);
+    cache_text = StrCat(
+        ", an evaluation cache of ", options_.nn_cache_entries, " positions (",
+        FormatFixed(nn::EvalCache::BytesFor(options_.nn_cache_entries, pos_len) / (1024.0 * 1024.0),
+                    0),
+        " MiB)");
+  }
   epoch.sink = std::make_unique<ShardSink>(
       options_.base_dir, model_name_, shape, target, options_.max_rows_per_file,
       kMaxFailedShards * static_cast<int64_t>(options_.max_rows_per_file), logger_, published_);
   logger_.Info(StrCat("playing with model ", model_name_, ": ", options_.num_game_threads,
                       " games in flight on ", SearchThreads(options_), " search threads, ",
                       num_servers, " NN server", (num_servers > 1 ? "s " : " "), servers_text,
-                      ", data under ", SelfplayModelDir(options_.base_dir, model_name_)));
+                      cache_text, ", data under ",
+                      SelfplayModelDir(options_.base_dir, model_name_)));
 }
 
 void SelfplayRunner::StartGameThreads(Epoch& epoch, std::vector<std::thread>* threads) {

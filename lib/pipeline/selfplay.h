@@ -86,6 +86,10 @@ struct SelfplayOptions {
   int nn_max_batch_size = 16;
   // How long a partial batch waits for stragglers (nn::BatchingOptions::max_wait).
   int nn_max_wait_micros = 2000;
+  // Slots of the evaluation cache that the games of one model share (nn/eval_cache.h; a new
+  // model starts an empty one); 0: none. With a cache, which game evaluates a position first
+  // decides the symmetry every game then sees for it: the seed no longer fixes the moves alone.
+  int64_t nn_cache_entries = 0;
   // One batching server per entry ("cpu", "cuda", "cuda:N"; repeats allowed); at least one
   // entry and no more entries than game threads.
   // "sim" entries (all or none) are the stand-in GPU of nn/evaluator.h: the random net
@@ -120,6 +124,8 @@ struct SelfplayStats {
   int64_t shards = 0;         // .npz files published
   int64_t nn_positions = 0;   // positions evaluated by the net (all servers)
   int64_t nn_batches = 0;
+  int64_t nn_cache_lookups = 0;  // positions looked up in the evaluation cache
+  int64_t nn_cache_hits = 0;     // ... and answered from it
   double seconds = 0;
 };
 

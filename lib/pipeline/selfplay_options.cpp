@@ -78,6 +78,9 @@ OptionTable<SelfplayOptions> SelfplayOptionTable() {
       .Int("nn_max_batch_size", &O::nn_max_batch_size, 1, 65536, "largest NN batch")
       .Int("nn_max_wait_micros", &O::nn_max_wait_micros, 0, 10000000,
            "how long a partial NN batch waits for more positions (microseconds)")
+      .Int("nn_cache_entries", &O::nn_cache_entries, 0, int64_t{1} << 30,
+           "positions kept in the cache of net evaluations shared by the games of a model "
+           "(0: no cache)")
       .Custom(
           [](ConfigSpec& spec, const O& d) {
             std::string devices;

@@ -12,8 +12,48 @@
 namespace tengen::play {
 
 NetLeafEvaluator::NetLeafEvaluator(nn::BatchingServer& server, Rng& rng, bool random_symmetry,
-                                   FiberTask* fiber)
-    : server_(server), rng_(rng), random_symmetry_(random_symmetry), fiber_(fiber) {}
+                                   FiberTask* fiber, nn::EvalCache* cache)
+    : server_(server), rng_(rng), random_symmetry_(random_symmetry), fiber_(fiber), cache_(cache) {
+  if (cache_ != nullptr) {
+    const size_t area = static_cast<size_t>(server_.pos_len()) * server_.pos_len();
+    key_spatial_.resize(nn::kNumSpatialFeatures * area);
+    key_global_.resize(nn::kNumGlobalFeatures);
+  }
+}
+
+const nn::RowOutput& NetLeafEvaluator::Outputs(const go::GameState& state, int symmetry) {
+  const int size = state.size();
+  const int pos_len = server_.pos_len();
+  nn::EvalCacheKey key;
+  if (cache_ != nullptr) {
+    nn::FillFeatures(state, pos_len, 0, key_spatial_.data(), key_global_.data());
+    key = nn::InputKey(key_spatial_.data(), key_spatial_.size(), key_global_.data(),
+                       key_global_.size());
+    if (cache_->Lookup(key, &identity_)) return identity_;
+  }
+  RunOnServer(state, symmetry);
+  // The net's view of a point p was written at SymmetricLoc(p, symmetry): its outputs for p
+  // are there. Points off the board and the pass keep their place.
+  identity_.policy_logits = output_.policy_logits;
+  identity_.ownership = output_.ownership;
+  std::copy(output_.value_logits, output_.value_logits + 3, identity_.value_logits);
+  identity_.score = output_.score;
+  if (symmetry != 0) {
+    for (int y = 0; y < size; ++y) {
+      for (int x = 0; x < size; ++x) {
+        const go::Loc loc = go::MakeLoc(x, y, size);
+        const go::Loc seen = go::SymmetricLoc(loc, symmetry, size);
+        identity_.policy_logits[static_cast<size_t>(nn::PolicyIndex(loc, size, pos_len))] =
+            output_.policy_logits[static_cast<size_t>(nn::PolicyIndex(seen, size, pos_len))];
+        identity_.ownership[static_cast<size_t>(y * pos_len + x)] =
+            output_.ownership[static_cast<size_t>(go::LocY(seen, size) * pos_len +
+                                                  go::LocX(seen, size))];
+      }
+    }
+  }
+  if (cache_ != nullptr) cache_->Store(key, identity_);
+  return identity_;
+}
 
 void NetLeafEvaluator::RunOnServer(const go::GameState& state, int symmetry) {
   const nn::BatchingServer::Slot slot = server_.Reserve();
@@ -46,22 +86,20 @@ search::LeafEvaluation NetLeafEvaluator::Evaluate(const go::GameState& state) {
   const int pos_len = server_.pos_len();
   nn::CheckBoardFits(size, pos_len);
   const int symmetry = random_symmetry_ ? static_cast<int>(rng_.Uniform(go::kNumSymmetries)) : 0;
-  RunOnServer(state, symmetry);
+  const nn::RowOutput& out = Outputs(state, symmetry);
 
-  // Softmax of the logits of the legal moves only; the net's view of a point p was written at
-  // SymmetricLoc(p, symmetry), so that is where its logit is.
+  // Softmax of the logits of the legal moves only.
   search::LeafEvaluation result;
   result.policy.assign(static_cast<size_t>(size) * size + 1, 0.0f);
   const go::Color to_move = state.to_move();
-  float max_logit = output_.policy_logits[nn::PolicyIndex(go::kPassLoc, size, pos_len)];
+  float max_logit = out.policy_logits[nn::PolicyIndex(go::kPassLoc, size, pos_len)];
   std::vector<std::pair<int, float>> legal;  // (search index, logit)
   legal.emplace_back(search::MoveIndex(go::kPassLoc, size), max_logit);
   for (int y = 0; y < size; ++y) {
     for (int x = 0; x < size; ++x) {
       const go::Loc loc = go::MakeLoc(x, y, size);
       if (state.board().At(loc) != go::Color::kEmpty || !state.IsLegal({loc, to_move})) continue;
-      const go::Loc seen = go::SymmetricLoc(loc, symmetry, size);
-      const float logit = output_.policy_logits[nn::PolicyIndex(seen, size, pos_len)];
+      const float logit = out.policy_logits[nn::PolicyIndex(loc, size, pos_len)];
       legal.emplace_back(search::MoveIndex(loc, size), logit);
       max_logit = std::max(max_logit, logit);
     }
@@ -72,18 +110,17 @@ search::LeafEvaluation NetLeafEvaluator::Evaluate(const go::GameState& state) {
     result.policy[index] =
         static_cast<float>(std::exp(static_cast<double>(logit - max_logit)) / total);
 
-  const float* v = output_.value_logits;
+  const float* v = out.value_logits;
   const float v_max = std::max({v[0], v[1], v[2]});
   const double win = std::exp(v[0] - v_max), loss = std::exp(v[1] - v_max),
                draw = std::exp(v[2] - v_max);
   result.value = static_cast<float>((win - loss) / (win + loss + draw));
-  result.score = output_.score;
+  result.score = out.score;
   result.ownership.resize(static_cast<size_t>(size) * size);
   for (int y = 0; y < size; ++y) {
     for (int x = 0; x < size; ++x) {
-      const go::Loc seen = go::SymmetricLoc(go::MakeLoc(x, y, size), symmetry, size);
-      result.ownership[static_cast<size_t>(y * size + x)] = output_.ownership[static_cast<size_t>(
-          go::LocY(seen, size) * pos_len + go::LocX(seen, size))];
+      result.ownership[static_cast<size_t>(y * size + x)] =
+          out.ownership[static_cast<size_t>(y * pos_len + x)];
     }
   }
   return result;

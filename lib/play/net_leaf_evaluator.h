@@ -6,11 +6,16 @@
 // policy. One object per game (it owns the row's outputs). On a fiber (play/fiber_pool.h)
 // the game suspends while its row is in the batch and its thread runs other games; otherwise
 // the calling thread blocks.
+//
+// With an evaluation cache (nn/eval_cache.h, shared by the evaluators of one model) a position
+// whose inputs were evaluated before is answered from it; the symmetry is drawn all the same,
+// so that a game's random draws do not depend on what other games put in the cache.
 
 #include <cstdint>
 #include <vector>
 
 #include "nn/batching.h"
+#include "nn/eval_cache.h"
 #include "play/fiber_pool.h"
 #include "search/leaf_evaluator.h"
 #include "util/rng.h"
@@ -21,12 +26,16 @@ class NetLeafEvaluator : public search::LeafEvaluator {
  public:
   // random_symmetry: draw one of the 8 symmetries per evaluation (as KataGo does in selfplay);
   // otherwise always the identity. fiber: the task of the fiber this evaluator's game runs on
-  // (null: block the thread).
+  // (null: block the thread). cache: shared with the other evaluators of the server's model,
+  // or null for none.
   NetLeafEvaluator(nn::BatchingServer& server, Rng& rng, bool random_symmetry = true,
-                   FiberTask* fiber = nullptr);
+                   FiberTask* fiber = nullptr, nn::EvalCache* cache = nullptr);
   search::LeafEvaluation Evaluate(const go::GameState& state) override;
 
  private:
+  // The net's outputs for the position in the identity orientation, in identity_: from the
+  // cache, or from the server under `symmetry` and mapped back.
+  const nn::RowOutput& Outputs(const go::GameState& state, int symmetry);
   // Hands the position to the server and waits for its outputs in output_.
   void RunOnServer(const go::GameState& state, int symmetry);
   void WaitForRow();
@@ -37,7 +46,10 @@ class NetLeafEvaluator : public search::LeafEvaluator {
   FiberTask* fiber_;
   nn::Doorbell bell_;  // when not on a fiber
   std::vector<uint64_t> rung_;
-  nn::RowOutput output_;
+  nn::RowOutput output_;    // as the server answered, under the drawn symmetry
+  nn::RowOutput identity_;  // the same mapped back to the identity orientation
+  nn::EvalCache* cache_;
+  std::vector<float> key_spatial_, key_global_;  // the identity inputs the cache key hashes
 };
 
 }  // namespace tengen::play

@@ -7,6 +7,12 @@
 #include "util/error.h"
 
 namespace tengen::play {
+namespace {
+
+// 2^16 positions: 43 MiB for a net of pos_len 9, 183 MiB for 19.
+constexpr int64_t kDefaultCacheEntries = int64_t{1} << 16;
+
+}  // namespace
 
 void DeclarePlayNetOptions(ConfigSpec& spec) {
   spec.String("model", "", "model directory to play with (models/<name>/)");
@@ -15,6 +21,8 @@ void DeclarePlayNetOptions(ConfigSpec& spec) {
   DeclarePlayPrecisionOption(spec);
   spec.Int("torch_threads", 1, 0, 256,
            "torch intra-op threads for a net on a CPU (0: torch's default, every core)");
+  spec.Int("nn_cache_entries", kDefaultCacheEntries, 0, int64_t{1} << 30,
+           "positions kept in the cache of net evaluations (0: no cache)");
 }
 
 std::optional<ModelInfo> ChooseModel(const Config& config) {
@@ -49,7 +57,7 @@ std::optional<ModelInfo> ChooseModel(const Config& config) {
 PlayEvaluators::PlayEvaluators(const std::optional<ModelInfo>& model, int pos_len,
                                const std::string& device, const LoadModel& load, int count,
                                std::chrono::microseconds max_wait, Rng& seeder,
-                               bool register_clients) {
+                               bool register_clients, int64_t cache_entries) {
   if (!model) {
     for (int i = 0; i < count; ++i) {
       evaluators_.push_back(std::make_unique<search::UniformEvaluator>());
@@ -61,9 +69,12 @@ PlayEvaluators::PlayEvaluators(const std::optional<ModelInfo>& model, int pos_le
   batching.max_wait = max_wait;
   server_ =
       std::make_unique<nn::BatchingServer>(MakeEvaluator(model, pos_len, device, load), batching);
+  if (cache_entries > 0)
+    cache_ = std::make_unique<nn::EvalCache>(cache_entries, server_->pos_len());
   for (int i = 0; i < count; ++i) {
     rngs_.push_back(std::make_unique<Rng>(seeder.Next()));
-    evaluators_.push_back(std::make_unique<NetLeafEvaluator>(*server_, *rngs_.back()));
+    evaluators_.push_back(std::make_unique<NetLeafEvaluator>(
+        *server_, *rngs_.back(), /*random_symmetry=*/true, /*fiber=*/nullptr, cache_.get()));
     if (register_clients) server_->AddClient();
   }
   registered_ = register_clients;

@@ -1,17 +1,21 @@
 #pragma once
 // The net of the programs that play or analyse with one model (tengen-gtp, tengen-analysis):
-// their shared options (model, models_dir, device, precision, channels_last, torch_threads) and
-// N search evaluators sharing one batching server, so that N search threads (or analysis
-// workers) meet in one batch on the net. Without a model, N uniform evaluators (the random
-// net). Torch-free: the program passes the LoadModel hook (play/model_registry.h).
+// their shared options (model, models_dir, device, precision, channels_last, torch_threads,
+// nn_cache_entries) and N search evaluators sharing one batching server and one evaluation
+// cache (nn/eval_cache.h), so that N search threads (or analysis workers) meet in one batch on
+// the net and never evaluate a position twice while it stays in the cache. Without a model, N
+// uniform evaluators (the random net). Torch-free: the program passes the LoadModel hook
+// (play/model_registry.h).
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "nn/batching.h"
+#include "nn/eval_cache.h"
 #include "play/model_registry.h"
 #include "search/leaf_evaluator.h"
 #include "util/config.h"
@@ -28,22 +32,25 @@ std::optional<ModelInfo> ChooseModel(const Config& config);
 class PlayEvaluators {
  public:
   // `count` evaluators on `model` (uniform ones without a model), batches of up to `count`
-  // positions that wait at most max_wait for stragglers. register_clients: each evaluator is
-  // a client of the server for the object's lifetime (search threads that always search);
-  // otherwise the caller calls AddClient and RemoveClient around each search.
+  // positions that wait at most max_wait for stragglers, a cache of cache_entries positions
+  // (0: none). register_clients: each evaluator is a client of the server for the object's
+  // lifetime (search threads that always search); otherwise the caller calls AddClient and
+  // RemoveClient around each search.
   PlayEvaluators(const std::optional<ModelInfo>& model, int pos_len, const std::string& device,
                  const LoadModel& load, int count, std::chrono::microseconds max_wait, Rng& seeder,
-                 bool register_clients);
+                 bool register_clients, int64_t cache_entries);
   ~PlayEvaluators();
   PlayEvaluators(const PlayEvaluators&) = delete;
   PlayEvaluators& operator=(const PlayEvaluators&) = delete;
 
   std::vector<search::LeafEvaluator*> evaluators() const;
   nn::BatchingServer* server() const { return server_.get(); }  // null without a model
+  nn::EvalCache* cache() const { return cache_.get(); }         // null without one
   std::string model_name() const;                               // "random" without a model
 
  private:
   std::unique_ptr<nn::BatchingServer> server_;
+  std::unique_ptr<nn::EvalCache> cache_;
   std::vector<std::unique_ptr<Rng>> rngs_;
   std::vector<std::unique_ptr<search::LeafEvaluator>> evaluators_;
   bool registered_ = false;
