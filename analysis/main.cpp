@@ -53,6 +53,8 @@ ConfigSpec MakeSpec() {
               "whose view winrates, scores and ownership are reported from (queries may "
               "override it)");
   spec.Int("analysis_pv_len", 15, 1, 1000, "moves per principal variation");
+  spec.Int("root_symmetries", 1, 1, 8,
+           "orientations of the board the root's net evaluation averages");
   spec.Int("seed", 0, 0, kMaxSeed, "random seed (0: a fresh random seed)");
   return spec;
 }
@@ -97,6 +99,7 @@ int Main(int argc, const char* const argv[]) {
   options.defaults.perspective =
       analysis::ParsePerspective(config.GetString("report_analysis_winrates_as"));
   options.defaults.search = gtp::PlaySearchParams();
+  options.defaults.search.root_symmetries = static_cast<int>(config.GetInt("root_symmetries"));
   options.defaults.max_board_size = pos_len;
   options.defaults.max_pv_length = static_cast<int>(config.GetInt("analysis_pv_len"));
   options.version = CodeVersion();

@@ -66,8 +66,7 @@ OptionTable<gtp::SearchPlayerParams> SearchPlayerOptionTable() {
       .Int("analysis_visits", &P::analysis_visits, 1, kMaxVisits,
            "root visits at which lz-analyze / kata-analyze stop searching (the tree's memory "
            "grows with them: about 30 KB a visit on 19x19)")
-      .Nested(&P::search,
-              OptionTable<search::SearchParams>().Custom(play::DeclareNoFill, play::ReadNoFill))
+      .Nested(&P::search, play::PlayerSearchOptionTable())
       .Nested(&P::cleanup, OptionTable<gtp::CleanupParams>().Int(
                                "cleanup_playouts", &gtp::CleanupParams::playouts, 1, 100000,
                                "random playouts that find dead stones for kgs-genmove_cleanup"));

@@ -22,6 +22,7 @@
 #include "play/fiber_pool.h"
 #include "play/game_runner.h"
 #include "play/net_leaf_evaluator.h"
+#include "util/error.h"
 
 namespace tengen::play {
 namespace {
@@ -241,6 +242,54 @@ TEST_CASE("eval cache: a position seen before gets the answer of its first symme
   passed.Play({go::kPassLoc, go::Color::kWhite});
   cached.Evaluate(passed);
   CHECK(server.stats().positions == evaluated + 1);
+}
+
+void CheckClose(const std::vector<float>& a, const std::vector<float>& b) {
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) CHECK(a[i] == doctest::Approx(b[i]).epsilon(1e-5));
+}
+
+TEST_CASE("root symmetries: the averaged evaluation is a fresh one for each orientation") {
+  go::GameState state(5);
+  state.Play({go::MakeLoc(1, 2, 5), go::Color::kBlack});
+  state.Play({go::MakeLoc(3, 3, 5), go::Color::kWhite});
+
+  SUBCASE("a net that sees no orientation gives its one answer, the cache untouched") {
+    nn::BatchingServer server(std::make_unique<PointwiseEvaluator>(5), nn::BatchingOptions{1});
+    nn::EvalCache cache(64, 5);
+    Rng rng(2);
+    NetLeafEvaluator leaf(server, rng, true, nullptr, &cache);
+    const search::LeafEvaluation one = leaf.Evaluate(state);
+    const search::LeafEvaluation mean = leaf.EvaluateSymmetries(state, 8);
+    CHECK(server.stats().positions == 1 + 8);
+    CHECK(cache.lookups() == 1);
+    CheckClose(mean.policy, one.policy);
+    CheckClose(mean.ownership, one.ownership);
+    CHECK(mean.value == doctest::Approx(one.value));
+    CHECK(mean.score == doctest::Approx(one.score));
+  }
+
+  SUBCASE("a net that sees where things are: all eight averaged, whatever the order drawn") {
+    nn::BatchingServer server(std::make_unique<PlacedEvaluator>(5), nn::BatchingOptions{1});
+    Rng rng_a(2), rng_b(9);
+    NetLeafEvaluator a(server, rng_a, /*random_symmetry=*/false);
+    NetLeafEvaluator b(server, rng_b, /*random_symmetry=*/false);
+    const search::LeafEvaluation identity = a.Evaluate(state);
+    const search::LeafEvaluation mean_a = a.EvaluateSymmetries(state, 8);
+    const search::LeafEvaluation mean_b = b.EvaluateSymmetries(state, 8);
+    CheckClose(mean_a.policy, mean_b.policy);
+    CheckClose(mean_a.ownership, mean_b.ownership);
+    CHECK(mean_a.policy != identity.policy);
+    float total = 0;
+    for (float p : mean_a.policy) total += p;
+    CHECK(total == doctest::Approx(1.0));
+    // Two orientations of eight, drawn without replacement: an average of two answers.
+    const search::LeafEvaluation two = a.EvaluateSymmetries(state, 2);
+    total = 0;
+    for (float p : two.policy) total += p;
+    CHECK(total == doctest::Approx(1.0));
+    CHECK_THROWS_AS(a.EvaluateSymmetries(state, 9), CheckError);
+  }
 }
 
 }  // namespace

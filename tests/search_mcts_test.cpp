@@ -415,6 +415,59 @@ TEST_CASE("search: Advance keeps the played move's subtree") {
   CHECK(search.Run(10, false).root_visits == 10);
 }
 
+// Uniform answers, except that an averaged evaluation puts most of the policy on one point
+// (one for each side to move); records how many orientations each averaged one asked for.
+class SymmetriesEvaluator : public FakeEvaluator {
+ public:
+  std::vector<int> asked;
+  static constexpr int kBlackPoint = 2 * 5 + 2;  // MoveIndex of (2, 2) on 5x5
+  static constexpr int kWhitePoint = 1 * 5 + 1;  // (1, 1)
+
+  LeafEvaluation EvaluateSymmetries(const GameState& state, int symmetries) override {
+    asked.push_back(symmetries);
+    LeafEvaluation eval = Evaluate(state);
+    std::fill(eval.policy.begin(), eval.policy.end(), 0.1f / (eval.policy.size() - 1));
+    eval.policy[state.to_move() == Color::kBlack ? kBlackPoint : kWhitePoint] = 0.9f;
+    return eval;
+  }
+};
+
+TEST_CASE("search: the root averages root_symmetries orientations, a reused root again") {
+  SymmetriesEvaluator eval;
+  SearchParams params = NoNoise();
+  params.root_symmetries = 4;
+  Rng rng(5);
+  Search search(params, eval, rng);
+  search.SetPosition(GameState(5));
+  const SearchResult first = search.Run(60, false);
+  CHECK(eval.asked == std::vector<int>{4});  // the root only, once
+  CHECK(first.net_priors[SymmetriesEvaluator::kBlackPoint] == doctest::Approx(0.9).epsilon(0.01));
+  REQUIRE(first.best_move == MakeLoc(2, 2, 5));
+
+  // The reused root was expanded as an inner node, with one orientation and uniform priors:
+  // evaluated again with four at the next Run, its visits kept.
+  const int kept = first.visits[SymmetriesEvaluator::kBlackPoint];
+  REQUIRE(kept > 1);
+  search.Advance({first.best_move, Color::kBlack});
+  const SearchResult second = search.Run(kept + 10, false);
+  CHECK(eval.asked == std::vector<int>{4, 4});
+  CHECK(second.root_visits == kept + 10);
+  CHECK(second.net_priors[SymmetriesEvaluator::kWhitePoint] == doctest::Approx(0.9).epsilon(0.01));
+  // Once averaged, it stays so.
+  search.Run(kept + 20, false);
+  CHECK(eval.asked.size() == 2);
+
+  // One orientation (the default): the averaged evaluation is never asked for.
+  SymmetriesEvaluator plain_eval;
+  Search plain(NoNoise(), plain_eval, rng);
+  plain.SetPosition(GameState(5));
+  plain.Run(30, false);
+  CHECK(plain_eval.asked.empty());
+
+  params.root_symmetries = 9;
+  CHECK_THROWS_AS(Search(params, eval, rng), CheckError);
+}
+
 TEST_CASE("search: after the opponent passes, a winning pass ends the game") {
   Rules rules;
   rules.komi = 0.5;

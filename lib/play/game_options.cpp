@@ -61,7 +61,7 @@ OptionTable<search::SearchParams> SearchOptionTable() {
       .Bool("pass_only_when_settled", &S::pass_only_when_settled,
             "no pass at the root while a point counted for nobody can still be played "
             "(unless the opponent just passed)")
-      .Custom(DeclareNoFill, ReadNoFill);
+      .Include(PlayerSearchOptionTable());
 }
 
 OptionTable<search::ResignParams> ResignOptionTable() {
@@ -151,14 +151,22 @@ std::vector<std::pair<int, double>> ParseBoardSizes(const std::string& key, cons
   return sizes;
 }
 
-void DeclareNoFill(ConfigSpec& spec, const search::SearchParams& defaults) {
-  spec.Choice("no_fill", search::NoFillName(defaults.no_fill), search::NoFillNames(),
-              "moves into one's own Tromp-Taylor area are not searched after the opponent's "
-              "pass (after_pass), once either side has passed (once_passed), or always are (off)");
-}
-
-void ReadNoFill(const Config& config, search::SearchParams& params) {
-  params.no_fill = search::ParseNoFill(config.GetString("no_fill"));
+OptionTable<search::SearchParams> PlayerSearchOptionTable() {
+  using S = search::SearchParams;
+  return OptionTable<S>()
+      .Custom(
+          [](ConfigSpec& spec, const S& d) {
+            spec.Choice("no_fill", search::NoFillName(d.no_fill), search::NoFillNames(),
+                        "moves into one's own Tromp-Taylor area are not searched after the "
+                        "opponent's pass (after_pass), once either side has passed "
+                        "(once_passed), or always are (off)");
+          },
+          [](const Config& config, S& s) {
+            s.no_fill = search::ParseNoFill(config.GetString("no_fill"));
+          })
+      .Int("root_symmetries", &S::root_symmetries, 1, 8,
+           "orientations of the board the root's net evaluation averages (1: one, drawn at "
+           "random)");
 }
 
 OptionTable<GameParams> GameOptionTable() {

@@ -22,10 +22,9 @@ namespace tengen::play {
 // resign.threshold and resign.consecutive_turns. Reading throws ConfigError naming the key for
 // a bad distribution or a board size above pos_len.
 OptionTable<GameParams> GameOptionTable();
-// The no_fill key (search/mcts.h: off, after_pass or once_passed) of a search's params, shared
-// by selfplay, the gatekeeper and tengen-gtp, each with its own default.
-void DeclareNoFill(ConfigSpec& spec, const search::SearchParams& defaults);
-void ReadNoFill(const Config& config, search::SearchParams& params);
+// The search keys shared by selfplay, the gatekeeper and tengen-gtp, each with its own
+// defaults: no_fill (search/mcts.h: off, after_pass or once_passed) and root_symmetries.
+OptionTable<search::SearchParams> PlayerSearchOptionTable();
 // The precision key of the programs that play a net (selfplay, gatekeeper, gtp): auto (the
 // default: play/torch/torch_loader.h ResolvePrecision), fp32, bf16 or fp16; and their
 // channels_last key: auto (InferenceChannelsLast there), true or false.

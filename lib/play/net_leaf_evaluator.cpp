@@ -1,6 +1,7 @@
 #include "play/net_leaf_evaluator.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <exception>
 #include <utility>
@@ -22,37 +23,39 @@ NetLeafEvaluator::NetLeafEvaluator(nn::BatchingServer& server, Rng& rng, bool ra
 }
 
 const nn::RowOutput& NetLeafEvaluator::Outputs(const go::GameState& state, int symmetry) {
-  const int size = state.size();
-  const int pos_len = server_.pos_len();
   nn::EvalCacheKey key;
   if (cache_ != nullptr) {
-    nn::FillFeatures(state, pos_len, 0, key_spatial_.data(), key_global_.data());
+    nn::FillFeatures(state, server_.pos_len(), 0, key_spatial_.data(), key_global_.data());
     key = nn::InputKey(key_spatial_.data(), key_spatial_.size(), key_global_.data(),
                        key_global_.size());
     if (cache_->Lookup(key, &identity_)) return identity_;
   }
   RunOnServer(state, symmetry);
+  MapToIdentity(state.size(), symmetry);
+  if (cache_ != nullptr) cache_->Store(key, identity_);
+  return identity_;
+}
+
+void NetLeafEvaluator::MapToIdentity(int size, int symmetry) {
+  const int pos_len = server_.pos_len();
   // The net's view of a point p was written at SymmetricLoc(p, symmetry): its outputs for p
   // are there. Points off the board and the pass keep their place.
   identity_.policy_logits = output_.policy_logits;
   identity_.ownership = output_.ownership;
   std::copy(output_.value_logits, output_.value_logits + 3, identity_.value_logits);
   identity_.score = output_.score;
-  if (symmetry != 0) {
-    for (int y = 0; y < size; ++y) {
-      for (int x = 0; x < size; ++x) {
-        const go::Loc loc = go::MakeLoc(x, y, size);
-        const go::Loc seen = go::SymmetricLoc(loc, symmetry, size);
-        identity_.policy_logits[static_cast<size_t>(nn::PolicyIndex(loc, size, pos_len))] =
-            output_.policy_logits[static_cast<size_t>(nn::PolicyIndex(seen, size, pos_len))];
-        identity_.ownership[static_cast<size_t>(y * pos_len + x)] =
-            output_.ownership[static_cast<size_t>(go::LocY(seen, size) * pos_len +
-                                                  go::LocX(seen, size))];
-      }
+  if (symmetry == 0) return;
+  for (int y = 0; y < size; ++y) {
+    for (int x = 0; x < size; ++x) {
+      const go::Loc loc = go::MakeLoc(x, y, size);
+      const go::Loc seen = go::SymmetricLoc(loc, symmetry, size);
+      identity_.policy_logits[static_cast<size_t>(nn::PolicyIndex(loc, size, pos_len))] =
+          output_.policy_logits[static_cast<size_t>(nn::PolicyIndex(seen, size, pos_len))];
+      identity_.ownership[static_cast<size_t>(y * pos_len + x)] =
+          output_.ownership[static_cast<size_t>(go::LocY(seen, size) * pos_len +
+                                                go::LocX(seen, size))];
     }
   }
-  if (cache_ != nullptr) cache_->Store(key, identity_);
-  return identity_;
 }
 
 void NetLeafEvaluator::RunOnServer(const go::GameState& state, int symmetry) {
@@ -82,12 +85,49 @@ void NetLeafEvaluator::WaitForRow() {
 }
 
 search::LeafEvaluation NetLeafEvaluator::Evaluate(const go::GameState& state) {
+  nn::CheckBoardFits(state.size(), server_.pos_len());
+  const int symmetry = random_symmetry_ ? static_cast<int>(rng_.Uniform(go::kNumSymmetries)) : 0;
+  return FromOutputs(state, Outputs(state, symmetry));
+}
+
+search::LeafEvaluation NetLeafEvaluator::EvaluateSymmetries(const go::GameState& state,
+                                                            int symmetries) {
+  TENGEN_CHECK(symmetries >= 1 && symmetries <= go::kNumSymmetries, "symmetries must be 1 to 8");
+  if (symmetries == 1) return Evaluate(state);
+  nn::CheckBoardFits(state.size(), server_.pos_len());
+  // The first `symmetries` of a random permutation of the eight (without replacement).
+  std::array<int, go::kNumSymmetries> order;
+  for (int i = 0; i < go::kNumSymmetries; ++i) order[static_cast<size_t>(i)] = i;
+  for (int i = 0; i < symmetries; ++i) {
+    const int j = i + static_cast<int>(rng_.Uniform(static_cast<uint32_t>(go::kNumSymmetries - i)));
+    std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(j)]);
+  }
+  search::LeafEvaluation mean;
+  for (int i = 0; i < symmetries; ++i) {
+    RunOnServer(state, order[static_cast<size_t>(i)]);
+    MapToIdentity(state.size(), order[static_cast<size_t>(i)]);
+    const search::LeafEvaluation one = FromOutputs(state, identity_);
+    if (i == 0) {
+      mean = one;
+      continue;
+    }
+    for (size_t k = 0; k < mean.policy.size(); ++k) mean.policy[k] += one.policy[k];
+    for (size_t k = 0; k < mean.ownership.size(); ++k) mean.ownership[k] += one.ownership[k];
+    mean.value += one.value;
+    mean.score += one.score;
+  }
+  const float scale = 1.0f / static_cast<float>(symmetries);
+  for (float& p : mean.policy) p *= scale;
+  for (float& o : mean.ownership) o *= scale;
+  mean.value *= scale;
+  mean.score *= scale;
+  return mean;
+}
+
+search::LeafEvaluation NetLeafEvaluator::FromOutputs(const go::GameState& state,
+                                                     const nn::RowOutput& out) const {
   const int size = state.size();
   const int pos_len = server_.pos_len();
-  nn::CheckBoardFits(size, pos_len);
-  const int symmetry = random_symmetry_ ? static_cast<int>(rng_.Uniform(go::kNumSymmetries)) : 0;
-  const nn::RowOutput& out = Outputs(state, symmetry);
-
   // Softmax of the logits of the legal moves only.
   search::LeafEvaluation result;
   result.policy.assign(static_cast<size_t>(size) * size + 1, 0.0f);

@@ -9,7 +9,9 @@
 //
 // With an evaluation cache (nn/eval_cache.h, shared by the evaluators of one model) a position
 // whose inputs were evaluated before is answered from it; the symmetry is drawn all the same,
-// so that a game's random draws do not depend on what other games put in the cache.
+// so that a game's random draws do not depend on what other games put in the cache. Search
+// asks for its root averaged over several symmetries (EvaluateSymmetries): those are fresh
+// evaluations, one a symmetry, and are not cached.
 
 #include <cstdint>
 #include <vector>
@@ -31,11 +33,20 @@ class NetLeafEvaluator : public search::LeafEvaluator {
   NetLeafEvaluator(nn::BatchingServer& server, Rng& rng, bool random_symmetry = true,
                    FiberTask* fiber = nullptr, nn::EvalCache* cache = nullptr);
   search::LeafEvaluation Evaluate(const go::GameState& state) override;
+  // `symmetries` different orientations drawn at random, each evaluated by the net (never
+  // from the cache), their policies (after the softmax), values, scores and ownerships averaged.
+  search::LeafEvaluation EvaluateSymmetries(const go::GameState& state, int symmetries) override;
 
  private:
   // The net's outputs for the position in the identity orientation, in identity_: from the
   // cache, or from the server under `symmetry` and mapped back.
   const nn::RowOutput& Outputs(const go::GameState& state, int symmetry);
+  // output_ (the server's answer for the position under `symmetry`) mapped back to the
+  // identity orientation, into identity_.
+  void MapToIdentity(int size, int symmetry);
+  // The search's view of identity-oriented outputs: policy softmaxed over the legal moves,
+  // value P(win) - P(loss), score, ownership.
+  search::LeafEvaluation FromOutputs(const go::GameState& state, const nn::RowOutput& out) const;
   // Hands the position to the server and waits for its outputs in output_.
   void RunOnServer(const go::GameState& state, int symmetry);
   void WaitForRow();

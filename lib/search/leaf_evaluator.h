@@ -43,6 +43,13 @@ class LeafEvaluator {
   virtual ~LeafEvaluator() = default;
   // Called only for positions that are not over (search scores finished games itself).
   virtual LeafEvaluation Evaluate(const go::GameState& state) = 0;
+  // The evaluation averaged over `symmetries` (1 to 8) different orientations of the board,
+  // each a fresh evaluation (KataGo's root symmetries): search asks for it at the root. An
+  // evaluator that sees no orientations answers Evaluate's.
+  virtual LeafEvaluation EvaluateSymmetries(const go::GameState& state, int symmetries) {
+    static_cast<void>(symmetries);
+    return Evaluate(state);
+  }
 };
 
 // Uniform policy over the legal moves (pass included), value and score 0: the "random net"

@@ -165,7 +165,10 @@ bool SearchResult::DropPass() {
 }
 
 Search::Search(SearchParams params, LeafEvaluator& evaluator, Rng& rng)
-    : params_(params), evaluator_(&evaluator), rng_(&rng) {}
+    : params_(params), evaluator_(&evaluator), rng_(&rng) {
+  TENGEN_CHECK(params_.root_symmetries >= 1 && params_.root_symmetries <= 8,
+               StrCat("root_symmetries must be 1 to 8, got ", params_.root_symmetries));
+}
 
 void Search::SetPosition(const go::GameState& state) {
   root_state_ = state;
@@ -193,7 +196,9 @@ void Search::Advance(go::Move played) {
 }
 
 LeafEvaluation Search::Expand(Node& node, const go::GameState& state, int depth) {
-  LeafEvaluation eval = evaluator_->Evaluate(state);
+  const int symmetries = depth == 0 ? params_.root_symmetries : 1;
+  LeafEvaluation eval = symmetries > 1 ? evaluator_->EvaluateSymmetries(state, symmetries)
+                                       : evaluator_->Evaluate(state);
   const int size = state.size();
   TENGEN_CHECK(static_cast<int>(eval.policy.size()) == size * size + 1,
                StrCat("evaluator policy has ", eval.policy.size(), " entries"));
@@ -208,7 +213,6 @@ LeafEvaluation Search::Expand(Node& node, const go::GameState& state, int depth)
   node.children.clear();
   // Every point and the pass at most: one allocation, where growing by doubling made seven.
   node.children.reserve(static_cast<size_t>(size) * size + 1);
-  double total = 0;
   for (int y = 0; y < size; ++y) {
     for (int x = 0; x < size; ++x) {
       const go::Loc loc = go::MakeLoc(x, y, size);
@@ -218,26 +222,43 @@ LeafEvaluation Search::Expand(Node& node, const go::GameState& state, int depth)
       }
       Node child;
       child.move = loc;
-      child.prior = std::max(0.0f, eval.policy[y * size + x]);
-      total += child.prior;
       node.children.push_back(std::move(child));
     }
   }
   Node pass;
   pass.move = go::kPassLoc;
-  pass.prior = std::max(0.0f, eval.policy[size * size]);
-  total += pass.prior;
   node.children.push_back(std::move(pass));
-  for (Node& child : node.children) {
-    child.prior = total > 0 ? static_cast<float>(child.prior / total)
-                            : 1.0f / static_cast<float>(node.children.size());
-  }
+  SetPriors(node, eval, size);
   node.expanded = true;
+  node.symmetries = static_cast<uint8_t>(symmetries);
   if (depth <= kOwnershipDepth) {
     node.ownership = eval.ownership;
     node.ownership_known = true;
   }
   return eval;
+}
+
+void Search::SetPriors(Node& node, const LeafEvaluation& eval, int size) {
+  double total = 0;
+  for (Node& child : node.children) {
+    child.prior = std::max(0.0f, eval.policy[static_cast<size_t>(MoveIndex(child.move, size))]);
+    total += child.prior;
+  }
+  for (Node& child : node.children) {
+    child.prior = total > 0 ? static_cast<float>(child.prior / total)
+                            : 1.0f / static_cast<float>(node.children.size());
+  }
+}
+
+void Search::AverageRootPriors() {
+  const LeafEvaluation eval = evaluator_->EvaluateSymmetries(root_state_, params_.root_symmetries);
+  const int size = root_state_.size();
+  TENGEN_CHECK(static_cast<int>(eval.policy.size()) == size * size + 1,
+               StrCat("evaluator policy has ", eval.policy.size(), " entries"));
+  SetPriors(root_, eval, size);
+  root_.ownership = eval.ownership;
+  root_.ownership_known = true;
+  root_.symmetries = static_cast<uint8_t>(params_.root_symmetries);
 }
 
 double Search::ChildUtility(const Node& child, double center) const {
@@ -458,6 +479,8 @@ SearchResult Search::Run(int visits, bool full_search, const std::function<bool(
     // Expanding the root is its first visit. A reused root is already expanded.
     if (root_.visits > 0) root_ = Node();
     Playout(state);
+  } else if (root_.symmetries < params_.root_symmetries) {
+    AverageRootPriors();
   }
   PrepareRoot(full_search);
   // Polling costs a call per playout; a playout costs a net evaluation, so it is noise.

@@ -68,6 +68,7 @@
 // own in atari (it can save the chain). off searches every legal move (tengen-gtp's default:
 // against an opponent, the vital point of one's own eye space must stay playable).
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -119,6 +120,10 @@ struct SearchParams {
   double root_ending_bonus_points = 0.5;
   bool pass_only_when_settled = true;
   NoFill no_fill = NoFill::kOncePassed;
+  // Orientations of the board the root's evaluation averages (1 to 8; KataGo's
+  // rootNumSymmetriesToSample): a root evaluated with fewer (a reused tree's) is evaluated
+  // again at the start of a Run and its children get the averaged priors.
+  int root_symmetries = 1;
 };
 
 // True when the side to move has a legal move, not a self-atari, on an empty point that
@@ -238,6 +243,7 @@ class Search {
     double value_sq_sum = 0;  // sums of squares, for the spread (SearchResult::utility_stdev)
     double score_sq_sum = 0;
     bool expanded = false;
+    uint8_t symmetries = 0;  // orientations its priors averaged (0: not expanded)
     // The evaluator's ownership at this node (its side to move's view; empty if it gave none),
     // kept for nodes up to kOwnershipDepth below the root, so that a root reused after this
     // player's and the opponent's move still has it for the ending bonus.
@@ -251,6 +257,11 @@ class Search {
   void Playout(go::GameState& state);
   // `depth`: plies below the root.
   LeafEvaluation Expand(Node& node, const go::GameState& state, int depth);
+  // The evaluator's priors for an expanded node's children, renormalised over them.
+  static void SetPriors(Node& node, const LeafEvaluation& eval, int size);
+  // A reused root evaluated with fewer than root_symmetries orientations: its priors and
+  // ownership from a new evaluation with all of them (visits and values kept).
+  void AverageRootPriors();
   // `center`: the dynamic score center from the view of the player choosing at `node`.
   int SelectChild(const Node& node, bool is_root, double center) const;
   // Utility of a visited `child` for the player who moved into it (header comment).

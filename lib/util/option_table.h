@@ -109,6 +109,12 @@ class OptionTable {
     return *this;
   }
 
+  // Every row of `table`, for the same struct.
+  OptionTable& Include(const OptionTable& table) {
+    rows_.insert(rows_.end(), table.rows().begin(), table.rows().end());
+    return *this;
+  }
+
   // A row with its own declaration and reading; `read` may be empty for a key that the struct
   // does not hold (a program reads it itself).
   OptionTable& Custom(DeclareFn declare, ReadFn read) {
