@@ -7,7 +7,9 @@ the process's CPU time (/proc/PID/stat) at the first heartbeat after the warm-up
 first one after the measured window; NN evals/s and CPU microseconds per eval (cores x
 seconds / evals) come from the differences, so start-up and the first batches do not count.
 Stops selfplay with two SIGINTs (then SIGKILL if it lingers). Repeats --runs times and prints each
-run and the median.
+run and the median. With an evaluation cache (--set nn_cache_entries=N) it also gives the share
+of positions the cache answered in the window and the positions searched per second (the net's
+evaluations plus the cache's answers): the rate the games see.
 
     bench/selfplay_bench.py --bin build/release/bin --seconds 30 --runs 3 \
         --set devices=cpu,cpu --set num_game_threads=1024 --set nn_max_batch_size=256
@@ -91,8 +93,12 @@ def run_once(args, extra):
     evals1 = last["nn_evals_per_second"] * last["uptime_seconds"]
     seconds = last["uptime_seconds"] - first["uptime_seconds"]
     evals = evals1 - evals0
+    hits = last.get("nn_cache_hits", 0) - first.get("nn_cache_hits", 0)
+    lookups = last.get("nn_cache_lookups", 0) - first.get("nn_cache_lookups", 0)
     return {
         "evals_per_second": evals / seconds,
+        "positions_per_second": (evals + hits) / seconds,
+        "cache_hit_rate": hits / lookups if lookups else 0.0,
         "cpu_micros_per_eval": (cpu1 - cpu0) / evals * 1e6,
         "cpu_cores_busy": (cpu1 - cpu0) / seconds,
         "mean_batch": last.get("mean_batch_size", 0),
@@ -117,10 +123,14 @@ def main():
         results.append(r)
         print(f"run {run + 1}: {r['evals_per_second']:.0f} NN evals/s, "
               f"{r['cpu_micros_per_eval']:.1f} CPU us/eval ({r['cpu_cores_busy']:.2f} cores busy), "
-              f"mean batch {r['mean_batch']:.1f}, {r['seconds']:.0f} s", flush=True)
+              f"mean batch {r['mean_batch']:.1f}, {r['seconds']:.0f} s, "
+              f"{r['positions_per_second']:.0f} positions/s "
+              f"(cache hits {100 * r['cache_hit_rate']:.1f}%)", flush=True)
     median = lambda key: statistics.median(r[key] for r in results)
     print(f"median of {len(results)}: {median('evals_per_second'):.0f} NN evals/s, "
-          f"{median('cpu_micros_per_eval'):.1f} CPU us/eval")
+          f"{median('cpu_micros_per_eval'):.1f} CPU us/eval, "
+          f"{median('positions_per_second'):.0f} positions/s "
+          f"(cache hits {100 * median('cache_hit_rate'):.1f}%)")
 
 
 if __name__ == "__main__":

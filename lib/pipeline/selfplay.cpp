@@ -433,6 +433,8 @@ void SelfplayRunner::Report(const Epoch& epoch, const std::string& state, bool f
                    {"nn_evals_per_second", evals_per_second},
                    {"mean_batch_size", mean_batch},
                    {"nn_cache_hit_rate", cache_hit_rate},
+                   {"nn_cache_lookups", static_cast<double>(stats.nn_cache_lookups)},
+                   {"nn_cache_hits", static_cast<double>(stats.nn_cache_hits)},
                    {"uptime_seconds", stats.seconds},
                    {"model_load_seconds", model_load_seconds_.load()},
                    {"model_switch_seconds", model_switch_seconds_.load()},
