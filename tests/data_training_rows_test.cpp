@@ -50,6 +50,13 @@ TrainingRow RandomRow(Rng& rng, int i) {
     row.opponent_policy[area] = 0.5f;
     row.opponent_policy_weight = 1.0f;
   }
+  if (i % 2 == 0) {  // even rows know their short-term values, odd ones do not
+    for (int h = 0; h < kTdHorizons; ++h) {
+      row.td_value[h][0] = 0.25f * h;
+      row.td_value[h][1] = 1.0f - 0.25f * h;
+    }
+    row.td_value_weight = 1.0f;
+  }
   return row;
 }
 
@@ -101,6 +108,9 @@ void CheckSame(const TrainingRow& a, const TrainingRow& b) {
   };
   CHECK(reply(a) == reply(b));
   CHECK(a.opponent_policy_weight == b.opponent_policy_weight);
+  for (int h = 0; h < kTdHorizons; ++h)
+    for (int k = 0; k < 3; ++k) CHECK(a.td_value[h][k] == b.td_value[h][k]);
+  CHECK(a.td_value_weight == b.td_value_weight);
 }
 
 TEST_CASE("training rows: a shard round-trips and counts its rows from headers") {
@@ -216,6 +226,23 @@ TEST_CASE("training rows: a shard written before opponent_policy reads it as unk
   CHECK_THROWS_AS(writer.Add(bad), CheckError);
 }
 
+TEST_CASE("training rows: a shard written before td_value reads it as unknown") {
+  testing::TempDir dir;
+  const std::string old_path = NewAndOldShards(dir, 12, 4, {"td_value", "td_value_weight"});
+  const Shard fresh = ReadShard(dir / "new.npz");
+  const Shard shard = ReadShard(old_path);
+  REQUIRE(shard.rows.size() == 4);
+  for (size_t i = 0; i < shard.rows.size(); ++i) {
+    CHECK(fresh.rows[i].td_value_weight == static_cast<float>(1 - i % 2));
+    CHECK(fresh.rows[i].td_value[kTdHorizons - 1][1] == (i % 2 == 0 ? 0.5f : 0.0f));
+    CHECK(shard.rows[i].td_value_weight == 0.0f);
+    for (int h = 0; h < kTdHorizons; ++h)
+      for (int k = 0; k < 3; ++k) CHECK(shard.rows[i].td_value[h][k] == 0.0f);
+    CHECK(shard.rows[i].value[0] == fresh.rows[i].value[0]);
+    CHECK(shard.rows[i].opponent_policy == fresh.rows[i].opponent_policy);
+  }
+}
+
 TEST_CASE("training rows: numpy reads every array with the documented dtype and shape") {
   const std::string python = testing::FindNumpyPython();
   REQUIRE_MESSAGE(!python.empty(), "no python3 with numpy: install python3-numpy");
@@ -265,6 +292,8 @@ print('model', bytes(d['model_name']).decode())
       "ownership_weight <f4 4 3.0",
       "opponent_policy <f4 4x26 2.0",
       "opponent_policy_weight <f4 4 2.0",
+      "td_value <f4 4x3x3 6.0",  // rows 0 and 2: (0 + 1) + (0.25 + 0.75) + (0.5 + 0.5)
+      "td_value_weight <f4 4 2.0",
   };
   for (const std::string& line : expected_lines)
     CHECK_MESSAGE(result.output.find(line) != std::string::npos, line << "\n" << result.output);

@@ -11,6 +11,7 @@
 #include "nn/features.h"
 #include "play/game_runner.h"
 #include "search/leaf_evaluator.h"
+#include "util/error.h"
 
 namespace tengen::play {
 namespace {
@@ -82,6 +83,10 @@ TEST_CASE("game runner: rows match the game replayed from its SGF") {
       CHECK(row.value[1] == (mover_score < 0 ? 1.0f : 0.0f));
       CHECK(row.weight == 1.0f);
       CHECK(row.komi == static_cast<float>(replayed.rules().komi));
+      // Short-term values for every horizon: a win, loss, draw triple.
+      CHECK(row.td_value_weight == 1.0f);
+      for (int h = 0; h < data::kTdHorizons; ++h)
+        CHECK(row.td_value[h][0] + row.td_value[h][1] + row.td_value[h][2] == doctest::Approx(1.0));
       // The opponent's reply: the next turn's search, which gave the move played some mass.
       if (row.turn + 1 < game.moves) {
         REQUIRE(row.opponent_policy_weight == 1.0f);
@@ -110,6 +115,44 @@ TEST_CASE("game runner: rows match the game replayed from its SGF") {
     }
   }
   CHECK(games_with_rows > 0);
+}
+
+TEST_CASE(
+    "game runner: short-term values weigh the searches from the row's turn, then the result") {
+  const std::vector<double> black_values = {0.2, -0.4, 0.6, -0.8};
+  const int area = 81;
+  const double factors[data::kTdHorizons] = {0.176, 0.056, 0.016};
+  for (const go::Color winner : {go::Color::kBlack, go::Color::kWhite, go::Color::kEmpty}) {
+    for (int turn = 0; turn <= 4; ++turn) {
+      const go::Color mover = turn % 2 == 0 ? go::Color::kBlack : go::Color::kWhite;
+      data::TrainingRow row;
+      SetShortTermValues(black_values, winner, area, mover, turn, &row);
+      CHECK(row.td_value_weight == 1.0f);
+      for (int h = 0; h < data::kTdHorizons; ++h) {
+        // KataGo's form, computed backwards: start from the result, and move it towards each
+        // earlier turn's value by the horizon's factor.
+        const double now = 1.0 / (1.0 + area * factors[h]);
+        double smoothed[3] = {winner == mover ? 1.0 : 0.0,
+                              winner == go::Opponent(mover) ? 1.0 : 0.0,
+                              winner == go::Color::kEmpty ? 1.0 : 0.0};
+        for (int i = 3; i >= turn; --i) {
+          const double v = mover == go::Color::kBlack ? black_values[i] : -black_values[i];
+          const double turn_value[3] = {(1 + v) / 2, (1 - v) / 2, 0};
+          for (int k = 0; k < 3; ++k) smoothed[k] += now * (turn_value[k] - smoothed[k]);
+        }
+        CAPTURE(turn);
+        CAPTURE(h);
+        for (int k = 0; k < 3; ++k)
+          CHECK(row.td_value[h][k] == doctest::Approx(smoothed[k]).epsilon(1e-6));
+      }
+      // The short horizon leans on this turn's own search more than the long one does.
+      if (turn < 4 && winner == go::Color::kEmpty) CHECK(row.td_value[2][2] < row.td_value[0][2]);
+    }
+  }
+  data::TrainingRow row;
+  CHECK_THROWS_AS(
+      SetShortTermValues(black_values, go::Color::kBlack, area, go::Color::kBlack, 5, &row),
+      CheckError);
 }
 
 TEST_CASE("game runner: a reused seed replays the moves under a new game id") {

@@ -345,28 +345,32 @@ std::pair<torch::Tensor, torch::Tensor> RandomInputs(int n, int side, uint64_t s
   return {spatial, torch::randn({n, kNumGlobalFeatures})};
 }
 
-TEST_CASE("torch model: a model written before the auxiliary policy heads loads with them at 0") {
+TEST_CASE("torch model: a model written before the auxiliary heads loads with them at 0") {
   // The shipped net predates them: its file has no policy_soft_out, pass_soft_linear,
-  // policy_opp_out or pass_opp_linear.
+  // policy_opp_out, pass_opp_linear or td_value_out.
   const std::string shipped = std::string(TENGEN_SOURCE_DIR) + "/nets/run-b4c64-s1857024-d234352";
   auto model = TorchModel::Load(shipped);
   int auxiliary = 0;
   for (const auto& [name, tensor] : model->net()->NamedState()) {
-    if (!IsAuxiliaryPolicyTensor(name)) continue;
+    if (!IsAuxiliaryTensor(name)) continue;
     ++auxiliary;
     CAPTURE(name);
     CHECK(tensor.abs().max().item<float>() == 0.0f);
   }
-  CHECK(auxiliary == 6);  // per head: the convolution's weight, the linear's weight and bias
-  // Its auxiliary policies are uniform over the board's points and the pass.
+  // Per policy head: the convolution's weight, the linear's weight and bias; the short-term
+  // values' linear: weight and bias.
+  CHECK(auxiliary == 8);
+  // Its auxiliary policies are uniform over the board's points and the pass, its short-term
+  // values even.
   model->net()->eval();
   const auto [spatial, global] = RandomInputs(2, 9, 51);
   torch::NoGradGuard no_grad;
   const NetOutput out = model->net()->forward(spatial, global);
   CHECK(out.soft_policy_logits.abs().max().item<float>() == 0.0f);
   CHECK(out.opponent_policy_logits.abs().max().item<float>() == 0.0f);
+  CHECK(out.td_value_logits.abs().max().item<float>() == 0.0f);
 
-  // A model saved now keeps its head.
+  // A model saved now keeps its heads.
   TempDir tmp;
   auto fresh = TorchModel::Create(SmallConfig(9), 52);
   fresh->Save(tmp / "m");
@@ -374,7 +378,7 @@ TEST_CASE("torch model: a model written before the auxiliary policy heads loads 
   const auto a = fresh->net()->NamedState(), b = loaded->net()->NamedState();
   REQUIRE(a.size() == b.size());
   for (size_t i = 0; i < a.size(); ++i) {
-    if (!IsAuxiliaryPolicyTensor(a[i].first)) continue;
+    if (!IsAuxiliaryTensor(a[i].first)) continue;
     CAPTURE(a[i].first);
     const bool bias = a[i].first.find(".bias") != std::string::npos;  // biases start at 0
     if (!bias) CHECK(a[i].second.abs().max().item<float>() > 0.0f);
@@ -522,7 +526,8 @@ TEST_CASE("torch model: a widened net computes what it grew from, whatever the s
       CHECK(MaxAbsDiff(expected.ownership, out.ownership) < 1e-4f);
     }
   }
-  // The auxiliary policy heads widen with the policy head.
+  // The auxiliary policy heads widen with the policy head, the short-term values with the
+  // value head.
   const auto [spatial, global] = RandomInputs(6, 9, 47);
   small->net()->eval();
   wide[2]->net()->eval();
@@ -536,6 +541,8 @@ TEST_CASE("torch model: a widened net computes what it grew from, whatever the s
               .abs()
               .max()
               .item<float>() < 1e-4f);
+    CHECK((narrow_out.td_value_logits - wide_out.td_value_logits).abs().max().item<float>() <
+          1e-4f);
   }
   // The seed chooses which units are copied and how their readers share them out.
   bool some_differ = false;

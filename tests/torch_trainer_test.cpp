@@ -128,6 +128,30 @@ TEST_CASE("trainer: the opponent's reply head learns from the rows that know the
   CHECK(after.opponent_policy < 0.8 * before.opponent_policy);
 }
 
+TEST_CASE("trainer: the short-term value head learns from the rows that know their values") {
+  nn::TrainBatch batch = SpreadRows(64);
+  double known = 0;
+  for (float w : batch.td_value_weight) known += w;
+  REQUIRE(known == 64);  // every selfplay row knows them
+  auto model = nn::TorchModel::Create(TinyConfig(), 9);
+  nn::TrainerOptions on;
+  on.td_value_weight = 1;
+  nn::NetTrainer trainer(*model, on, nullptr);
+  const nn::LossSums before = trainer.Evaluate(batch);
+  CHECK(before.td_value > 0);
+  const nn::LossSums off = nn::NetTrainer(*model, nn::TrainerOptions(), nullptr).Evaluate(batch);
+  CHECK(off.td_value == 0);
+  CHECK(before.total == doctest::Approx(off.total + before.td_value));
+  // Rows that do not know them (game records, older shards) add nothing.
+  nn::TrainBatch unknown = batch;
+  std::fill(unknown.td_value_weight.begin(), unknown.td_value_weight.end(), 0.0f);
+  CHECK(trainer.Evaluate(unknown).td_value == 0);
+  const nn::LossSums after = TrainThenEvaluate(trainer, batch);
+  MESSAGE("short-term value loss per row " << before.td_value / before.weight << " -> "
+                                           << after.td_value / after.weight);
+  CHECK(after.td_value < 0.8 * before.td_value);
+}
+
 TEST_CASE("trainer: the soft policy head learns when weighted and costs nothing when not") {
   const nn::TrainBatch batch = SpreadRows(64);
   nn::TrainerOptions off;
@@ -443,8 +467,9 @@ TEST_CASE("trainer program: 2 epochs equal 1 epoch, stop mid-epoch, resume, 1 ep
   int lines = 0;
   while (std::getline(metrics, line)) {
     ++lines;
-    for (const char* key : {"loss_policy", "loss_soft_policy", "loss_opponent_policy", "loss_value",
-                            "loss_score", "loss_ownership", "samples_per_second", "lr", "bucket"}) {
+    for (const char* key :
+         {"loss_policy", "loss_soft_policy", "loss_opponent_policy", "loss_value", "loss_td_value",
+          "loss_score", "loss_ownership", "samples_per_second", "lr", "bucket"}) {
       CHECK(line.find(key) != std::string::npos);
     }
   }

@@ -36,11 +36,19 @@ std::vector<int64_t> ExpectShape(const NpzReader& reader, const std::string& nam
 
 // Added to the format later than the others: older shards lack them, and read score_weight
 // as all 1, ownership_weight as their score_weight (one weight served both targets), and the
-// opponent's policy and its weight as all 0 (unknown).
+// opponent's policy, the short-term values and their weights as all 0 (unknown).
 constexpr const char* kScoreWeight = "score_weight";
 constexpr const char* kOwnershipWeight = "ownership_weight";
 constexpr const char* kOpponentPolicy = "opponent_policy";
 constexpr const char* kOpponentPolicyWeight = "opponent_policy_weight";
+constexpr const char* kTdValue = "td_value";
+constexpr const char* kTdValueWeight = "td_value_weight";
+
+bool UnknownInOlderShards(const char* name) {
+  for (const char* later : {kOpponentPolicy, kOpponentPolicyWeight, kTdValue, kTdValueWeight})
+    if (std::strcmp(name, later) == 0) return true;
+  return false;
+}
 
 // A float32 array of `rows` rows of `dims` per row, every element `value`.
 NpyArray Filled(int64_t rows, const std::vector<int64_t>& dims, float value) {
@@ -81,7 +89,9 @@ std::vector<RowArray> RowArrays(const RowShape& s) {
           {"komi", "<f4", {}, f4(1)},
           {"rules", "|i1", {2}, 2},
           {kOpponentPolicy, "<f4", {area + 1}, f4(area + 1)},
-          {kOpponentPolicyWeight, "<f4", {}, f4(1)}};
+          {kOpponentPolicyWeight, "<f4", {}, f4(1)},
+          {kTdValue, "<f4", {kTdHorizons, 3}, f4(kTdHorizons * 3)},
+          {kTdValueWeight, "<f4", {}, f4(1)}};
 }
 
 // The row shape and row count of a shard, from its headers (FormatError naming the file when
@@ -191,6 +201,8 @@ PackedRow PackRow(const RowShape& shape, const TrainingRow& row) {
     Put(out, row.opponent_policy.data(), row.opponent_policy.size());
   }
   Put(out, &row.opponent_policy_weight, 1);
+  Put(out, &row.td_value[0][0], kTdHorizons * 3);
+  Put(out, &row.td_value_weight, 1);
   return out;
 }
 
@@ -225,7 +237,9 @@ TrainingRow UnpackRow(const RowShape& shape, const PackedRow& in) {
   at = Get(at, rules, 2);
   row.opponent_policy.resize(area + 1);
   at = Get(at, row.opponent_policy.data(), row.opponent_policy.size());
-  Get(at, &row.opponent_policy_weight, 1);
+  at = Get(at, &row.opponent_policy_weight, 1);
+  at = Get(at, &row.td_value[0][0], kTdHorizons * 3);
+  Get(at, &row.td_value_weight, 1);
   row.ko_positional = rules[0];
   row.suicide = rules[1];
   return row;
@@ -245,9 +259,7 @@ PackedShard ReadPackedShard(const std::string& path) {
       data.push_back(Filled(n, {}, 1.0f));  // written before the array existed
       continue;
     }
-    if ((std::strcmp(a.name, kOpponentPolicy) == 0 ||
-         std::strcmp(a.name, kOpponentPolicyWeight) == 0) &&
-        !reader.Has(a.name)) {
+    if (UnknownInOlderShards(a.name) && !reader.Has(a.name)) {
       data.push_back(Filled(n, a.dims, 0.0f));
       continue;
     }

@@ -39,6 +39,14 @@
 //   opponent_policy_weight float32 [N]           1 where opponent_policy is known, else 0 (the
 //                                                game's last move); a shard without these two
 //                                                arrays (older tengen) reads as all 0
+//   td_value        float32 [N][3][3]            short-term value targets (KataGo's TD values)
+//                                                for three horizons, long to short: win, loss,
+//                                                draw for the side to move, an exponentially
+//                                                weighted mean of the searches' root values
+//                                                from this turn on and of the final result
+//   td_value_weight float32 [N]                  1 where td_value is known (selfplay), else 0
+//                                                (game records); a shard without these two
+//                                                arrays (older tengen) reads as all 0
 //   model_name      uint8   [bytes]              UTF-8 name of the model that played
 //   feature_version int32   [1]                  nn::kFeatureVersion of the planes
 //
@@ -49,6 +57,9 @@
 #include <vector>
 
 namespace tengen::data {
+
+// Horizons of the short-term value targets (td_value).
+constexpr int kTdHorizons = 3;
 
 struct RowShape {
   int pos_len = 19;
@@ -65,10 +76,12 @@ struct TrainingRow {
   float score = 0;
   std::vector<int8_t> ownership;  // [L*L]
   float weight = 1;
-  float score_weight = 1;              // score target (0: unknown final score)
-  float ownership_weight = 1;          // ownership target (0: unknown final owners)
-  std::vector<float> opponent_policy;  // [L*L+1]; all 0 when unknown
-  float opponent_policy_weight = 0;    // 1 when opponent_policy is known
+  float score_weight = 1;               // score target (0: unknown final score)
+  float ownership_weight = 1;           // ownership target (0: unknown final owners)
+  std::vector<float> opponent_policy;   // [L*L+1]; all 0 when unknown
+  float opponent_policy_weight = 0;     // 1 when opponent_policy is known
+  float td_value[kTdHorizons][3] = {};  // per horizon, long to short: win, loss, draw
+  float td_value_weight = 0;            // 1 when td_value is known
   int64_t game_id = 0;
   int32_t turn = 0;
   int8_t board_size = 0;
@@ -80,7 +93,7 @@ struct TrainingRow {
 // A row as the raw bytes of its per-row arrays back to back, in the order of the table above
 // (spatial_packed, global, policy, value, score, ownership, weight, score_weight,
 // ownership_weight, game_id, turn, board_size, komi, rules, opponent_policy,
-// opponent_policy_weight): ShardWriter keeps rows packed until it
+// opponent_policy_weight, td_value, td_value_weight): ShardWriter keeps rows packed until it
 // writes them, and the shuffler moves them between files without decoding (about 6x less memory
 // than a TrainingRow at pos_len 9, and no bit unpacking). One table in training_rows.cpp
 // (RowArrays) defines the layout for the writer, both readers and PackRow/UnpackRow.

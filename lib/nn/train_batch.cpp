@@ -31,6 +31,8 @@ void TrainBatch::Reset(int rows, int pos_len_, int num_spatial_, int num_global_
   ownership_weight.assign(n, 0.0f);
   opponent_policy.assign(n * (area + 1), 0.0f);
   opponent_policy_weight.assign(n, 0.0f);
+  td_value.assign(n * kTdHorizons * 3, 0.0f);
+  td_value_weight.assign(n, 0.0f);
 }
 
 TrainBatch TrainBatch::Slice(int begin, int end) const {
@@ -52,6 +54,8 @@ TrainBatch TrainBatch::Slice(int begin, int end) const {
   out.ownership_weight = SliceRows(ownership_weight, 1, begin, end);
   out.opponent_policy = SliceRows(opponent_policy, area + 1, begin, end);
   out.opponent_policy_weight = SliceRows(opponent_policy_weight, 1, begin, end);
+  out.td_value = SliceRows(td_value, kTdHorizons * 3, begin, end);
+  out.td_value_weight = SliceRows(td_value_weight, 1, begin, end);
   return out;
 }
 

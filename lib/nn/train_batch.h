@@ -7,6 +7,9 @@
 
 namespace tengen::nn {
 
+// Horizons of the short-term value targets (data::kTdHorizons).
+constexpr int kTdHorizons = 3;
+
 struct TrainBatch {
   int size = 0;
   int pos_len = 0;
@@ -23,6 +26,8 @@ struct TrainBatch {
   std::vector<float> ownership_weight;  // [N] extra weight of the ownership target
   std::vector<float> opponent_policy;   // [N][L*L+1] the opponent's reply, pass last (or 0)
   std::vector<float> opponent_policy_weight;  // [N] 1 where the reply is known
+  std::vector<float> td_value;  // [N][kTdHorizons][3] short-term values (data/training_rows.h)
+  std::vector<float> td_value_weight;  // [N] 1 where they are known
 
   // Empty arrays sized for `rows` rows of this shape.
   void Reset(int rows, int pos_len_, int num_spatial_, int num_global_);

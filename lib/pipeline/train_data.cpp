@@ -306,6 +306,11 @@ nn::TrainBatch MakeBatch(const data::Shard& shard, size_t begin, size_t end, int
     b.score_weight[i] = row.score_weight;
     b.ownership_weight[i] = row.ownership_weight;
     b.opponent_policy_weight[i] = row.opponent_policy_weight;
+    static_assert(data::kTdHorizons == nn::kTdHorizons, "one count of short-term horizons");
+    constexpr size_t kTdValues = data::kTdHorizons * 3;
+    std::copy(&row.td_value[0][0], &row.td_value[0][0] + kTdValues,
+              b.td_value.begin() + static_cast<std::ptrdiff_t>(i * kTdValues));
+    b.td_value_weight[i] = row.td_value_weight;
   }
   return b;
 }

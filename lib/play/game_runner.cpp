@@ -76,6 +76,35 @@ void FinishRow(const go::Board& final_board, const std::array<go::Color, go::kMa
 
 }  // namespace
 
+void SetShortTermValues(const std::vector<double>& black_values, go::Color winner, int area,
+                        go::Color mover, int turn, data::TrainingRow* row) {
+  TENGEN_CHECK(turn >= 0 && static_cast<size_t>(turn) <= black_values.size(),
+               StrCat("short-term values of turn ", turn, " of a game of ", black_values.size(),
+                      " searches"));
+  static constexpr double kHorizonFactors[data::kTdHorizons] = {0.176, 0.056, 0.016};
+  const double sign = mover == go::Color::kBlack ? 1.0 : -1.0;
+  const double result[3] = {winner == mover ? 1.0 : 0.0, winner == go::Opponent(mover) ? 1.0 : 0.0,
+                            winner == go::Color::kEmpty ? 1.0 : 0.0};
+  for (int h = 0; h < data::kTdHorizons; ++h) {
+    const double now = 1.0 / (1.0 + area * kHorizonFactors[h]);
+    double left = 1.0;
+    double win = 0, loss = 0, draw = 0;
+    for (size_t i = static_cast<size_t>(turn); i < black_values.size(); ++i) {
+      const double v = sign * black_values[i];
+      win += left * now * (1 + v) / 2;
+      loss += left * now * (1 - v) / 2;
+      left *= 1 - now;
+    }
+    win += left * result[0];
+    loss += left * result[1];
+    draw += left * result[2];
+    row->td_value[h][0] = static_cast<float>(win);
+    row->td_value[h][1] = static_cast<float>(loss);
+    row->td_value[h][2] = static_cast<float>(draw);
+  }
+  row->td_value_weight = 1;
+}
+
 data::TrainingRow PositionRow(const go::GameState& state, int pos_len, int64_t game_id) {
   data::TrainingRow row;
   row.spatial.resize(static_cast<size_t>(nn::kNumSpatialFeatures) * pos_len * pos_len);
@@ -126,10 +155,12 @@ double MoveTemperature(const GameParams& params, int turn, int size) {
 namespace {
 
 // The end of a played game: its length, how it ended, the score and winner, the rows' targets
-// (FinishRow) and the SGF record.
+// (FinishRow, SetShortTermValues from each turn's root value in black_values) and the SGF
+// record.
 void ScoreAndRecord(const GameParams& params, const go::GameState& state, double komi,
                     const Player& black, const Player& white, uint64_t seed,
-                    const std::vector<go::Color>& row_movers, FinishedGame* game) {
+                    const std::vector<go::Color>& row_movers,
+                    const std::vector<double>& black_values, FinishedGame* game) {
   game->moves = static_cast<int>(state.moves().size());
   for (int i = 0; i < game->moves; ++i) {
     if (state.moves()[i].loc == go::kPassLoc) {
@@ -149,9 +180,13 @@ void ScoreAndRecord(const GameParams& params, const go::GameState& state, double
                    : game->final_score < 0 ? go::Color::kWhite
                                            : go::Color::kEmpty;
   }
-  for (size_t i = 0; i < game->rows.size(); ++i)
+  const int area = state.size() * state.size();
+  for (size_t i = 0; i < game->rows.size(); ++i) {
+    data::TrainingRow& row = game->rows[i];
     FinishRow(state.board(), owner, game->winner, game->final_score, row_movers[i], params.pos_len,
-              game->resigned, &game->rows[i]);
+              game->resigned, &row);
+    SetShortTermValues(black_values, game->winner, area, row_movers[i], row.turn, &row);
+  }
 
   game->sgf = go::RecordFromGame(state);
   game->sgf.black_player = black.name;
@@ -218,6 +253,7 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
   search::ResignTracker resign(params.resign, rng);
   std::vector<go::Color> row_movers;
   std::vector<double> row_surprises;
+  std::vector<double> black_values;  // each search's root value, black's view
   // The index of the row recorded at the previous turn, which waits for the opponent's reply:
   // this turn's search (-1: none).
   int awaiting_reply = -1;
@@ -236,6 +272,7 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
                             rng, &result))
       ++game->passes_refused;
     game->search_visits += result.root_visits;
+    black_values.push_back(mover == go::Color::kBlack ? result.root_value : -result.root_value);
     if (awaiting_reply >= 0) {
       data::TrainingRow& row = game->rows[static_cast<size_t>(awaiting_reply)];
       row.opponent_policy = RowPolicy(result, params.pos_len);
@@ -267,7 +304,7 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
     }
   }
 
-  ScoreAndRecord(params, state, rules.komi, black, white, seed, row_movers, game);
+  ScoreAndRecord(params, state, rules.komi, black, white, seed, row_movers, black_values, game);
   WeightRowsBySurprise(params.policy_surprise_weight, row_surprises, rng, &game->rows);
   return true;
 }

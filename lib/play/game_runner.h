@@ -8,7 +8,9 @@
 //
 // Each recorded row also gets the opponent's reply (KataGo's second policy target): the policy
 // target of the search at the next turn, cheap or full (a cheap search's is its visit
-// distribution), weighted 1; the row of the game's last move has none (weight 0).
+// distribution), weighted 1; the row of the game's last move has none (weight 0). And its
+// short-term values (SetShortTermValues), from the root values of every search of the game,
+// cheap or full, and its result.
 //
 // A resigned game keeps its rows with their policy and value targets; its final board is
 // unknown, so its rows' score and ownership targets are zeroed and weighted 0 (score_weight,
@@ -123,6 +125,15 @@ double FairKomi(const GameParams& params, const go::GameState& empty,
 
 // The temperature for `turn` on a board of `size` (see GameParams).
 double MoveTemperature(const GameParams& params, int turn, int size);
+
+// KataGo's short-term value targets (data/training_rows.h, td_value) of a row at `turn` whose
+// side to move is `mover`: black_values[i] is the root value of the search at turn i (black's
+// view, in [-1, 1]), one per turn played (and the resigning turn's), and `winner` the result.
+// For each horizon, with f = 1 / (1 + area * c), c = 0.176, 0.056, 0.016 (long to short):
+// turn + k weighs f (1 - f)^k, the result what is left; a value v counts as win (1 + v) / 2,
+// loss (1 - v) / 2. Sets td_value_weight to 1.
+void SetShortTermValues(const std::vector<double>& black_values, go::Color winner, int area,
+                        go::Color mover, int turn, data::TrainingRow* row);
 
 // The training row of `state` for a net of this pos_len: its inputs and the game's fields
 // (game_id, turn, board size, komi, rules); the targets are left for the caller, the policy

@@ -136,10 +136,10 @@ void LoadWeights(const std::string& weights, const std::string& path, NetImpl* n
     expected.erase(it);
     ++found;
   }
-  // A model written before the auxiliary policy heads existed: they start at 0 (uniform
-  // policies), and nothing that plays reads them.
+  // A model written before an auxiliary head existed: it starts at 0 (uniform policies, even
+  // short-term values), and nothing that plays reads it.
   for (auto& [name, tensor] : expected) {
-    if (!IsAuxiliaryPolicyTensor(name)) {
+    if (!IsAuxiliaryTensor(name)) {
       throw FormatError(StrCat(path, ": holds ", found, " tensors, a ", arch, " net has ",
                                found + expected.size(), " (no '", name, "')"));
     }

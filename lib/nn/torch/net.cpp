@@ -212,6 +212,8 @@ NetImpl::NetImpl(const ModelConfig& config) : config_(config), shape_(NetShape::
   value_hidden = register_module("value_hidden", torch::nn::Linear(3 * h, shape_.value_hidden));
   value_out = register_module("value_out", torch::nn::Linear(shape_.value_hidden, 3));
   score_out = register_module("score_out", torch::nn::Linear(shape_.value_hidden, 1));
+  td_value_out =
+      register_module("td_value_out", torch::nn::Linear(shape_.value_hidden, kTdHorizons * 3));
   ownership_out = register_module("ownership_out", MakeConv(h, 1, 1, /*bias=*/false));
 }
 
@@ -251,6 +253,7 @@ NetOutput NetImpl::forward(const torch::Tensor& spatial, const torch::Tensor& gl
   const auto hidden = torch::relu(value_hidden(ValuePool(v, m)));
   out.value_logits = value_out(hidden);
   out.score = score_out(hidden).view({n});
+  out.td_value_logits = td_value_out(hidden);
   out.ownership_pretanh = (ownership_out(v) * m.mask).view({n, -1});
   out.ownership = torch::tanh(out.ownership_pretanh);
   return out;
@@ -269,7 +272,7 @@ void NetImpl::Initialize(uint64_t seed) {
     }
     const bool residual_out = name.find(".conv2.") != std::string::npos;
     // He-normal (gain sqrt 2) before ReLUs; the heads' outputs use gain 1.
-    const bool head_out = name.rfind("policy_out", 0) == 0 || IsAuxiliaryPolicyTensor(name) ||
+    const bool head_out = name.rfind("policy_out", 0) == 0 || IsAuxiliaryTensor(name) ||
                           name.rfind("pass_", 0) == 0 || name.rfind("value_out", 0) == 0 ||
                           name.rfind("score_", 0) == 0 || name.rfind("ownership_", 0) == 0;
     double gain = head_out ? 1.0 : std::sqrt(2.0);
@@ -300,9 +303,9 @@ std::vector<std::pair<std::string, torch::Tensor>> NetImpl::NamedState() const {
   return state;
 }
 
-bool IsAuxiliaryPolicyTensor(const std::string& name) {
-  for (const char* prefix :
-       {"policy_soft_out.", "pass_soft_linear.", "policy_opp_out.", "pass_opp_linear."}) {
+bool IsAuxiliaryTensor(const std::string& name) {
+  for (const char* prefix : {"policy_soft_out.", "pass_soft_linear.", "policy_opp_out.",
+                             "pass_opp_linear.", "td_value_out."}) {
     if (name.rfind(prefix, 0) == 0) return true;
   }
   return false;
@@ -445,7 +448,9 @@ TensorWidths WidthsOf(const std::string& name) {
   if (starts("value_conv.conv")) return {"value", "stream"};
   if (starts("value_conv.bn")) return {"value", ""};
   if (starts("value_hidden")) return {"value_hidden", matrix ? "value" : "", 3};
-  if (starts("value_out") || starts("score_out")) return {"", matrix ? "value_hidden" : ""};
+  if (starts("value_out") || starts("score_out") || starts("td_value_out")) {
+    return {"", matrix ? "value_hidden" : ""};
+  }
   if (starts("ownership_out")) return {"", "value"};
   throw Error("widening: no rule for tensor " + name);
 }

@@ -24,7 +24,10 @@
 //           towards the policy of the next turn's search; policy_opp_out, pass_opp_linear).
 //           A model file written before they existed loads with them 0.
 //   value:  conv1x1-BN-ReLU -> v, value pool(v) -> linear-ReLU -> linear 3 (win, loss, draw)
-//           and linear 1 (score lead); ownership = tanh(conv1x1(v)), 0 off the board.
+//           and linear 1 (score lead); ownership = tanh(conv1x1(v)), 0 off the board. One more
+//           linear on the same hidden layer gives KataGo's short-term values (td_value_out:
+//           win, loss, draw logits for each of kTdHorizons horizons), which never play and
+//           shape the trunk; a model file written before it existed loads with it 0.
 //
 // For inference FoldBatchNorm() merges every BN that follows a convolution into that
 // convolution's weights and bias (the BN that opens each block acts on the residual stream
@@ -38,6 +41,7 @@
 #include <vector>
 
 #include "nn/model_config.h"
+#include "nn/train_batch.h"
 
 namespace tengen::nn {
 
@@ -117,6 +121,7 @@ struct NetOutput {
   torch::Tensor soft_policy_logits;      // the same for the soft policy head
   torch::Tensor opponent_policy_logits;  // and for the opponent's reply
   torch::Tensor value_logits;            // [N][3]: win, loss, draw
+  torch::Tensor td_value_logits;         // [N][kTdHorizons * 3]: the same per horizon
   torch::Tensor score;                   // [N]
   torch::Tensor ownership;               // [N][H*W] in [-1, 1]
   torch::Tensor ownership_pretanh;       // [N][H*W]: ownership = tanh of it (0 off the board), for
@@ -167,6 +172,7 @@ class NetImpl : public torch::nn::Module {
   torch::nn::Linear value_hidden{nullptr};
   torch::nn::Linear value_out{nullptr};
   torch::nn::Linear score_out{nullptr};
+  torch::nn::Linear td_value_out{nullptr};
   torch::nn::Conv2d ownership_out{nullptr};
   bool policy_folded_ = false;
 };
@@ -176,8 +182,9 @@ TORCH_MODULE(Net);
 // or the device is not available (nn/torch/model.cpp).
 torch::Device ParseDevice(const std::string& text);
 
-// The auxiliary policy heads' tensors (see the header comment): a model file may lack them.
-bool IsAuxiliaryPolicyTensor(const std::string& name);
+// The auxiliary heads' tensors (the soft and opponent policies, the short-term values; see the
+// header comment): a model file may lack them.
+bool IsAuxiliaryTensor(const std::string& name);
 
 // Copies every parameter and buffer of `from` into `to` (same architecture, any device and
 // dtype of `to`).

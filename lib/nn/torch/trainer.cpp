@@ -41,22 +41,24 @@ bool IsOutOfMemory(const std::exception& e) {
 
 // The losses of one micro-batch, each summed over its rows (weighted), as fp32 scalars.
 struct LossTensors {
-  torch::Tensor policy, soft_policy, opponent_policy, value, score, ownership, total, weight;
+  torch::Tensor policy, soft_policy, opponent_policy, value, td_value, score, ownership, total,
+      weight;
 };
 
 struct BatchTensors {
   torch::Tensor spatial, global, policy, value, score, ownership, weight, score_weight,
-      ownership_weight, opponent_policy, opponent_policy_weight;
+      ownership_weight, opponent_policy, opponent_policy_weight, td_value, td_value_weight;
 };
 
-// The weights of the auxiliary policy terms (TrainerOptions).
+// The weights of the auxiliary terms (TrainerOptions).
 struct AuxiliaryWeights {
   double soft_policy = 0;
   double opponent_policy = 0;
+  double td_value = 0;
 };
 
 AuxiliaryWeights Auxiliary(const TrainerOptions& options) {
-  return {options.soft_policy_weight, options.opponent_policy_weight};
+  return {options.soft_policy_weight, options.opponent_policy_weight, options.td_value_weight};
 }
 
 torch::Tensor FromVector(const std::vector<float>& v, std::vector<int64_t> sizes,
@@ -73,7 +75,9 @@ BatchTensors ToTensors(const TrainBatch& b, const torch::Device& device, bool ch
                    b.ownership.size() == static_cast<size_t>(n * l * l) &&
                    b.weight.size() == static_cast<size_t>(n) &&
                    b.score_weight.size() == static_cast<size_t>(n) &&
-                   b.ownership_weight.size() == static_cast<size_t>(n),
+                   b.ownership_weight.size() == static_cast<size_t>(n) &&
+                   b.td_value.size() == static_cast<size_t>(n * kTdHorizons * 3) &&
+                   b.td_value_weight.size() == static_cast<size_t>(n),
                "train batch arrays do not match its shape");
   BatchTensors t;
   t.spatial = FromVector(b.spatial, {n, b.num_spatial, l, l}, device);
@@ -88,6 +92,8 @@ BatchTensors ToTensors(const TrainBatch& b, const torch::Device& device, bool ch
   t.ownership_weight = FromVector(b.ownership_weight, {n}, device);
   t.opponent_policy = FromVector(b.opponent_policy, {n, l * l + 1}, device);
   t.opponent_policy_weight = FromVector(b.opponent_policy_weight, {n}, device);
+  t.td_value = FromVector(b.td_value, {n, kTdHorizons, 3}, device);
+  t.td_value_weight = FromVector(b.td_value_weight, {n}, device);
   return t;
 }
 
@@ -113,6 +119,10 @@ LossTensors ComputeLosses(const NetOutput& out, const BatchTensors& t,
   const auto value_rows =
       -(t.value * torch::log_softmax(out.value_logits.to(torch::kFloat32), 1)).sum(1) *
       kValueLossScale;
+  // The short-term values, per horizon, on the rows that know them (others are all 0).
+  const auto td_log =
+      torch::log_softmax(out.td_value_logits.to(torch::kFloat32).view({n, kTdHorizons, 3}), 2);
+  const auto td_rows = -(t.td_value * td_log).sum({1, 2}) * kValueLossScale;
   const auto error = (out.score.to(torch::kFloat32) - t.score).abs();
   const auto huber = torch::where(error < kScoreHuberDelta, 0.5 * error * error,
                                   kScoreHuberDelta * (error - 0.5 * kScoreHuberDelta));
@@ -130,21 +140,22 @@ LossTensors ComputeLosses(const NetOutput& out, const BatchTensors& t,
   loss.opponent_policy =
       (reply_rows * t.weight * t.opponent_policy_weight).sum() * weights.opponent_policy;
   loss.value = (value_rows * t.weight).sum();
+  loss.td_value = (td_rows * t.weight * t.td_value_weight).sum() * weights.td_value;
   loss.score = (score_rows * t.weight * t.score_weight).sum();
   loss.ownership = (ownership_rows * t.weight * t.ownership_weight).sum();
-  loss.total = loss.policy + loss.soft_policy + loss.opponent_policy + loss.value + loss.score +
-               loss.ownership;
+  loss.total = loss.policy + loss.soft_policy + loss.opponent_policy + loss.value + loss.td_value +
+               loss.score + loss.ownership;
   loss.weight = t.weight.sum();
   return loss;
 }
 
-// [policy, soft policy, opponent policy, value, score, ownership, total, weight, rows] as a
-// float64 tensor to sum.
-constexpr int64_t kPackedLosses = 9;
+// [policy, soft policy, opponent policy, value, short-term values, score, ownership, total,
+// weight, rows] as a float64 tensor to sum.
+constexpr int64_t kPackedLosses = 10;
 torch::Tensor PackLosses(const LossTensors& l, int64_t rows) {
   return torch::stack({l.policy.detach(), l.soft_policy.detach(), l.opponent_policy.detach(),
-                       l.value.detach(), l.score.detach(), l.ownership.detach(), l.total.detach(),
-                       l.weight.detach(),
+                       l.value.detach(), l.td_value.detach(), l.score.detach(),
+                       l.ownership.detach(), l.total.detach(), l.weight.detach(),
                        torch::full({}, static_cast<double>(rows), l.total.options())})
       .to(torch::kFloat64);
 }
@@ -157,11 +168,12 @@ LossSums UnpackLosses(const torch::Tensor& packed) {
   s.soft_policy = v[1];
   s.opponent_policy = v[2];
   s.value = v[3];
-  s.score = v[4];
-  s.ownership = v[5];
-  s.total = v[6];
-  s.weight = v[7];
-  s.rows = static_cast<int64_t>(std::llround(v[8]));
+  s.td_value = v[4];
+  s.score = v[5];
+  s.ownership = v[6];
+  s.total = v[7];
+  s.weight = v[8];
+  s.rows = static_cast<int64_t>(std::llround(v[9]));
   return s;
 }
 
@@ -189,6 +201,7 @@ void LossSums::Add(const LossSums& other) {
   soft_policy += other.soft_policy;
   opponent_policy += other.opponent_policy;
   value += other.value;
+  td_value += other.td_value;
   score += other.score;
   ownership += other.ownership;
   total += other.total;

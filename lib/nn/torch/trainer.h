@@ -53,6 +53,10 @@ struct TrainerOptions {
   // The opponent's reply head's loss weight (KataGo's is 0.15): the cross-entropy of that head
   // against the policy of the next turn's search, on the rows that know it. 0 = off.
   double opponent_policy_weight = 0;
+  // The short-term values' loss weight (KataGo weighs each of its three like the game's
+  // value): the cross-entropy of each horizon's win, loss, draw against the row's td_value,
+  // on the rows that know them, scaled as the value loss and summed over the horizons. 0 = off.
+  double td_value_weight = 0;
   bool channels_last = true;
   int intra_op_threads = 0;  // torch's intra-op threads (process-wide); 0 = leave as it is
   // Test hook: a micro-batch larger than this fails as if out of memory (0 = off), to exercise
@@ -67,6 +71,7 @@ struct LossSums {
   double soft_policy = 0;      // already times TrainerOptions::soft_policy_weight
   double opponent_policy = 0;  // already times TrainerOptions::opponent_policy_weight
   double value = 0;
+  double td_value = 0;  // already times TrainerOptions::td_value_weight
   double score = 0;
   double ownership = 0;
   double total = 0;

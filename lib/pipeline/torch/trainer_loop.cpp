@@ -475,6 +475,7 @@ void TrainerLoop::FinishEpoch(const nn::LossSums& epoch_sums, int64_t steps_this
               {"loss_soft_policy", epoch_sums.soft_policy / w},
               {"loss_opponent_policy", epoch_sums.opponent_policy / w},
               {"loss_value", epoch_sums.value / w},
+              {"loss_td_value", epoch_sums.td_value / w},
               {"loss_score", epoch_sums.score / w},
               {"loss_ownership", epoch_sums.ownership / w},
               {"loss_total", epoch_sums.total / w}};

@@ -36,6 +36,9 @@ OptionTable<nn::TrainerOptions> NetOptionTable() {
               "loss weight of the auxiliary soft policy head (target^(1/4)); 0 = off")
       .Double("opponent_policy_weight", &N::opponent_policy_weight, 0, 1000,
               "loss weight of the auxiliary head that predicts the opponent's reply; 0 = off")
+      .Double("td_value_weight", &N::td_value_weight, 0, 1000,
+              "loss weight of the auxiliary short-term value head (three horizons, each scaled "
+              "as the value loss); 0 = off")
       .String("device", &N::device,
               "cpu, cuda or cuda:N (with several ranks, cuda = cuda:LOCAL_RANK)")
       .Choice("precision", &N::precision, {"auto", "fp32", "bf16", "fp16"},
