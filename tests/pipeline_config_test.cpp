@@ -10,6 +10,7 @@
 #include "pipeline/selfplay.h"
 #include "pipeline/selfplay_options.h"
 #include "play/game_options.h"
+#include "search/mcts.h"
 #include "util/config.h"
 #include "util/error.h"
 
@@ -87,6 +88,14 @@ TEST_CASE("selfplay config: dirichlet_alpha_total must be positive") {
         std::string::npos);
   CHECK(Parse({"--set", "dirichlet_alpha_total=0.5"}).game.search.dirichlet_alpha_total ==
         doctest::Approx(0.5));
+}
+
+TEST_CASE("selfplay config: gumbel takes off, cheap or all, and gumbel_moves at least 1") {
+  CHECK(Parse({}).game.search.gumbel == search::Gumbel::kOff);
+  CHECK(Parse({"--set", "gumbel=cheap"}).game.search.gumbel == search::Gumbel::kCheap);
+  CHECK(Parse({"--set", "gumbel=all", "--set", "gumbel_moves=4"}).game.search.gumbel_moves == 4);
+  CHECK(ErrorOf({"--set", "gumbel=sometimes"}).find("gumbel") != std::string::npos);
+  CHECK(ErrorOf({"--set", "gumbel_moves=0"}).find("gumbel_moves") != std::string::npos);
 }
 
 TEST_CASE("selfplay config: max_rows_per_file stays below what the npz writer can store") {

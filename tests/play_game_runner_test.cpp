@@ -27,12 +27,15 @@ GameParams SmallGame(int size) {
   return params;
 }
 
-TEST_CASE("game runner: rows match the game replayed from its SGF") {
+TEST_CASE("game runner: rows match the game replayed from its SGF, with PUCT or Gumbel searches") {
   search::UniformEvaluator evaluator;
   const Player player{&evaluator, "random"};
   int games_with_rows = 0;
-  for (uint64_t seed = 1; seed <= 4; ++seed) {
-    const GameParams params = SmallGame(seed % 2 ? 5 : 7);
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    CAPTURE(seed);
+    GameParams params = SmallGame(seed % 2 ? 5 : 7);
+    // Seeds 5-8: every search chooses the root's moves by Gumbel sequential halving.
+    if (seed > 4) params.search.gumbel = search::Gumbel::kAll;
     FinishedGame game;
     REQUIRE(PlayGame(
         params, player, player, seed, [] { return false; }, &game));

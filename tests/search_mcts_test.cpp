@@ -16,6 +16,7 @@
 #include "search/leaf_evaluator.h"
 #include "search/mcts.h"
 #include "search/selfplay_helpers.h"
+#include "search_fakes.h"
 #include "util/error.h"
 #include "util/rng.h"
 
@@ -24,23 +25,6 @@ using namespace tengen::go;
 using namespace tengen::search;
 
 namespace {
-
-// Value and policy from functions of the position; the policy defaults to uniform over legal
-// moves. Counts its calls.
-class FakeEvaluator : public LeafEvaluator {
- public:
-  std::function<float(const GameState&)> value;  // side to move's view
-  std::function<std::vector<float>(const GameState&)> policy;
-  int calls = 0;
-
-  LeafEvaluation Evaluate(const GameState& state) override {
-    ++calls;
-    LeafEvaluation eval = UniformEvaluator().Evaluate(state);
-    if (policy) eval.policy = policy(state);
-    if (value) eval.value = value(state);
-    return eval;
-  }
-};
 
 float ForSideToMove(const GameState& state, double black_view) {
   return static_cast<float>(state.to_move() == Color::kBlack ? black_view : -black_view);

@@ -25,7 +25,17 @@ OptionTable<search::SearchParams> FullSearchOptionTable() {
       .Double("root_policy_temperature", &S::root_policy_temperature, 0.01, 100,
               "softmax temperature on root priors in full searches (1: off)")
       .Double("root_fpu_reduction", &S::root_fpu_reduction, 0, 10,
-              "first play urgency reduction at the root of full searches (root noise on)");
+              "first play urgency reduction at the root of full searches (root noise on)")
+      .Enum("gumbel", &S::gumbel, search::GumbelName, search::GumbelNames, search::ParseGumbel,
+            "which searches choose the root's moves by Gumbel sequential halving instead of "
+            "PUCT (cheap, all or off): no noise, temperature or forced playouts there, the move "
+            "drawn by the search, the policy target softmax(log prior + sigma(Q))")
+      .Int("gumbel_moves", &S::gumbel_moves, 1, 1000,
+           "moves that Gumbel sequential halving considers at the root")
+      .Double("gumbel_c_visit", &S::gumbel_c_visit, 0, 1e6,
+              "sigma(Q) = (gumbel_c_visit + most visits of a root move) * gumbel_c_scale * Q")
+      .Double("gumbel_c_scale", &S::gumbel_c_scale, 0, 1e3,
+              "scale of the rescaled utilities in Gumbel's sigma(Q) (see gumbel_c_visit)");
 }
 
 // Selfplay's keys of the game beyond GameOptionTable, in the order --help lists them.

@@ -154,16 +154,9 @@ std::vector<std::pair<int, double>> ParseBoardSizes(const std::string& key, cons
 OptionTable<search::SearchParams> PlayerSearchOptionTable() {
   using S = search::SearchParams;
   return OptionTable<S>()
-      .Custom(
-          [](ConfigSpec& spec, const S& d) {
-            spec.Choice("no_fill", search::NoFillName(d.no_fill), search::NoFillNames(),
-                        "moves into one's own Tromp-Taylor area are not searched after the "
-                        "opponent's pass (after_pass), once either side has passed "
-                        "(once_passed), or always are (off)");
-          },
-          [](const Config& config, S& s) {
-            s.no_fill = search::ParseNoFill(config.GetString("no_fill"));
-          })
+      .Enum("no_fill", &S::no_fill, search::NoFillName, search::NoFillNames, search::ParseNoFill,
+            "moves into one's own Tromp-Taylor area are not searched after the opponent's pass "
+            "(after_pass), once either side has passed (once_passed), or always are (off)")
       .Int("root_symmetries", &S::root_symmetries, 1, 8,
            "orientations of the board the root's net evaluation averages (1: one, drawn at "
            "random)");

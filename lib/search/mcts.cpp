@@ -19,6 +19,7 @@ namespace {
 // selection, when no child has visits yet (searchexplorehelpers.cpp).
 constexpr double kExploreEpsilon = 0.01;
 constexpr NoFill kNoFillRules[] = {NoFill::kOff, NoFill::kAfterPass, NoFill::kOncePassed};
+constexpr Gumbel kGumbelUses[] = {Gumbel::kOff, Gumbel::kCheap, Gumbel::kAll};
 // Scale of the static score term (KataGo's): SV(score; 0, 2).
 constexpr double kStaticScoreScale = 2.0;
 // Ownership beyond which a point counts as settled for the ending bonus (KataGo's).
@@ -52,6 +53,27 @@ bool JoinsChainInAtari(const go::Board& board, go::Loc loc, go::Color color) {
   return false;
 }
 
+// The names of an enum's values, in the order of `values`.
+template <typename E, size_t N>
+std::vector<std::string> Names(const E (&values)[N], const char* (*name)(E)) {
+  std::vector<std::string> names;
+  for (const E value : values) names.push_back(name(value));
+  return names;
+}
+
+// The value of `key` named `text`; ConfigError naming the key and the choices for another name.
+template <typename E, size_t N>
+E ParseName(const char* key, const std::string& text, const E (&values)[N],
+            const char* (*name)(E)) {
+  for (const E value : values) {
+    if (text == name(value)) return value;
+  }
+  std::string known;
+  for (const std::string& choice : Names(values, name))
+    known += (known.empty() ? "" : ", ") + choice;
+  throw ConfigError(StrCat(key, ": '", text, "' (one of ", known, ")"));
+}
+
 }  // namespace
 
 const char* NoFillName(NoFill rule) {
@@ -66,19 +88,28 @@ const char* NoFillName(NoFill rule) {
   return "?";
 }
 
-std::vector<std::string> NoFillNames() {
-  std::vector<std::string> names;
-  for (const NoFill rule : kNoFillRules) names.push_back(NoFillName(rule));
-  return names;
-}
+std::vector<std::string> NoFillNames() { return Names(kNoFillRules, NoFillName); }
 
 NoFill ParseNoFill(const std::string& name) {
-  for (const NoFill rule : kNoFillRules) {
-    if (name == NoFillName(rule)) return rule;
+  return ParseName("no_fill", name, kNoFillRules, NoFillName);
+}
+
+const char* GumbelName(Gumbel use) {
+  switch (use) {
+    case Gumbel::kOff:
+      return "off";
+    case Gumbel::kCheap:
+      return "cheap";
+    case Gumbel::kAll:
+      return "all";
   }
-  std::string known;
-  for (const std::string& rule : NoFillNames()) known += (known.empty() ? "" : ", ") + rule;
-  throw ConfigError("no_fill: '" + name + "' (one of " + known + ")");
+  return "?";
+}
+
+std::vector<std::string> GumbelNames() { return Names(kGumbelUses, GumbelName); }
+
+Gumbel ParseGumbel(const std::string& name) {
+  return ParseName("gumbel", name, kGumbelUses, GumbelName);
 }
 
 bool HasOpenPoint(const go::GameState& state) {
@@ -122,8 +153,29 @@ double UtilityLcb(double utility, double stdev, int visits, double stdevs, doubl
   return utility - stdevs * std::sqrt(variance / samples);
 }
 
+std::vector<int> SequentialHalvingVisits(int considered, int simulations) {
+  std::vector<int> schedule;
+  if (considered <= 1) {
+    for (int k = 0; k < simulations; ++k) schedule.push_back(k);
+    return schedule;
+  }
+  int rounds = 0;  // ceil(log2(considered))
+  while ((1 << rounds) < considered) ++rounds;
+  std::vector<int> visits(static_cast<size_t>(considered), 0);
+  int moves = considered;
+  while (static_cast<int>(schedule.size()) < simulations) {
+    const int each = std::max(1, simulations / (rounds * moves));
+    for (int e = 0; e < each; ++e) {
+      for (int i = 0; i < moves; ++i) schedule.push_back(visits[static_cast<size_t>(i)]++);
+    }
+    moves = std::max(2, moves / 2);
+  }
+  schedule.resize(static_cast<size_t>(simulations));
+  return schedule;
+}
+
 go::Loc SearchResult::ChooseMove(double temperature, Rng& rng) const {
-  if (temperature <= 0 || best_move == go::kPassLoc) return best_move;
+  if (temperature <= 0 || move_drawn || best_move == go::kPassLoc) return best_move;
   const size_t pass = static_cast<size_t>(MoveIndex(go::kPassLoc, size));
   float top = 0;
   for (size_t i = 0; i < policy_target.size(); ++i)
@@ -200,8 +252,6 @@ LeafEvaluation Search::Expand(Node& node, const go::GameState& state, int depth)
   LeafEvaluation eval = symmetries > 1 ? evaluator_->EvaluateSymmetries(state, symmetries)
                                        : evaluator_->Evaluate(state);
   const int size = state.size();
-  TENGEN_CHECK(static_cast<int>(eval.policy.size()) == size * size + 1,
-               StrCat("evaluator policy has ", eval.policy.size(), " entries"));
   const go::Color pla = state.to_move();
   // After the opponent's pass (or any pass, with no_fill = once_passed), a move into the mover's
   // own Tromp-Taylor area is not searched unless it joins a chain of its own in atari.
@@ -239,6 +289,8 @@ LeafEvaluation Search::Expand(Node& node, const go::GameState& state, int depth)
 }
 
 void Search::SetPriors(Node& node, const LeafEvaluation& eval, int size) {
+  TENGEN_CHECK(static_cast<int>(eval.policy.size()) == size * size + 1,
+               StrCat("evaluator policy has ", eval.policy.size(), " entries"));
   double total = 0;
   for (Node& child : node.children) {
     child.prior = std::max(0.0f, eval.policy[static_cast<size_t>(MoveIndex(child.move, size))]);
@@ -253,8 +305,6 @@ void Search::SetPriors(Node& node, const LeafEvaluation& eval, int size) {
 void Search::AverageRootPriors() {
   const LeafEvaluation eval = evaluator_->EvaluateSymmetries(root_state_, params_.root_symmetries);
   const int size = root_state_.size();
-  TENGEN_CHECK(static_cast<int>(eval.policy.size()) == size * size + 1,
-               StrCat("evaluator policy has ", eval.policy.size(), " entries"));
   SetPriors(root_, eval, size);
   root_.ownership = eval.ownership;
   root_.ownership_known = true;
@@ -347,7 +397,9 @@ void Search::Playout(go::GameState& state) {
       score = eval.score;
       break;
     }
-    Node* child = &node->children[SelectChild(*node, node == &root_, center)];
+    const int chosen = node == &root_ && gumbel_ ? SelectGumbelChild(center)
+                                                 : SelectChild(*node, node == &root_, center);
+    Node* child = &node->children[static_cast<size_t>(chosen)];
     state.Play({child->move, state.to_move()});
     node = child;
     center = -center;
@@ -367,9 +419,16 @@ void Search::Playout(go::GameState& state) {
   for (size_t i = 1; i < path_.size(); ++i) state.Undo();
 }
 
-void Search::PrepareRoot(bool full_search) {
+bool Search::UsesGumbel(bool full_search) const {
+  return params_.gumbel == Gumbel::kAll || (params_.gumbel == Gumbel::kCheap && !full_search);
+}
+
+void Search::PrepareRoot(bool full_search, int visits) {
   const size_t n = root_.children.size();
   full_search_ = full_search;
+  gumbel_ = UsesGumbel(full_search);
+  // Gumbel's draw replaces temperature, noise and forced playouts as the root's exploration.
+  const bool shaped = full_search && !gumbel_;
   root_priors_.resize(n);
   for (size_t i = 0; i < n; ++i) root_priors_[i] = root_.children[i].prior;
   root_pass_banned_ = params_.pass_only_when_settled && n > 1 &&
@@ -377,7 +436,7 @@ void Search::PrepareRoot(bool full_search) {
   for (size_t i = 0; i < n; ++i)
     if (RootBanned(root_.children[i])) root_priors_[i] = 0;
   Normalize(root_priors_);
-  if (full_search && params_.root_policy_temperature != 1.0) {
+  if (shaped && params_.root_policy_temperature != 1.0) {
     // In log space relative to the largest prior: p^(1/T) itself underflows to 0 for every
     // prior below about 0.36 at T = 0.01, which would leave no prior at all.
     double max_log = -std::numeric_limits<double>::infinity();
@@ -392,7 +451,7 @@ void Search::PrepareRoot(bool full_search) {
     }
     Normalize(root_priors_);
   }
-  if (full_search && params_.dirichlet_weight > 0) {
+  if (shaped && params_.dirichlet_weight > 0) {
     std::gamma_distribution<double> gamma(params_.dirichlet_alpha_total / static_cast<double>(n),
                                           1.0);
     std::vector<double> noise(n, 0.0);
@@ -406,9 +465,93 @@ void Search::PrepareRoot(bool full_search) {
       Normalize(root_priors_);
     }
   }
-  forced_playouts_ = full_search && params_.forced_playout_k > 0;
+  forced_playouts_ = shaped && params_.forced_playout_k > 0;
   SetScoreCenter();
   SetEndingPenalties();
+  if (gumbel_) PrepareGumbel(visits);
+}
+
+void Search::PrepareGumbel(int visits) {
+  const size_t n = root_.children.size();
+  gumbel_keys_.assign(n, -std::numeric_limits<double>::infinity());
+  std::vector<size_t> candidates;
+  for (size_t i = 0; i < n; ++i) {
+    if (root_priors_[i] <= 0) continue;
+    // g = -log(-log(u)), u uniform in (0, 1): a Gumbel(0, 1) draw.
+    const double u = std::max(rng_->UniformDouble(), std::numeric_limits<double>::min());
+    gumbel_keys_[i] = std::log(static_cast<double>(root_priors_[i])) - std::log(-std::log(u));
+    candidates.push_back(i);
+  }
+  const size_t considered =
+      std::min(candidates.size(), static_cast<size_t>(std::max(1, params_.gumbel_moves)));
+  std::sort(candidates.begin(), candidates.end(),
+            [&](size_t a, size_t b) { return gumbel_keys_[a] > gumbel_keys_[b]; });
+  for (size_t k = considered; k < candidates.size(); ++k)
+    gumbel_keys_[candidates[k]] = -std::numeric_limits<double>::infinity();
+  // A Gumbel Run starts from a fresh root, whose one visit so far is the net's evaluation.
+  root_net_utility_ = MoverUtility(root_, score_center_);
+  halving_visits_ =
+      SequentialHalvingVisits(static_cast<int>(considered), std::max(0, visits - root_.visits));
+}
+
+std::vector<double> Search::GumbelSigma(double center) const {
+  const std::vector<Node>& children = root_.children;
+  const size_t n = children.size();
+  std::vector<double> q(n, 0.0);
+  double visits = 0, prior_mass = 0, weighted = 0;
+  int most = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (root_priors_[i] <= 0 || children[i].visits == 0) continue;
+    q[i] = ChildUtility(children[i], center);
+    visits += children[i].visits;
+    prior_mass += root_priors_[i];
+    weighted += root_priors_[i] * q[i];
+    most = std::max(most, children[i].visits);
+  }
+  // The mixed value (mctx's): the net's root value and the visited moves' mean by prior,
+  // weighted by the visits behind each.
+  const double mixed = prior_mass > 0
+                           ? (root_net_utility_ + visits * weighted / prior_mass) / (visits + 1)
+                           : root_net_utility_;
+  double low = std::numeric_limits<double>::infinity(), high = -low;
+  for (size_t i = 0; i < n; ++i) {
+    if (root_priors_[i] <= 0) continue;
+    if (children[i].visits == 0) q[i] = mixed;
+    q[i] -= root_penalties_[i];
+    low = std::min(low, q[i]);
+    high = std::max(high, q[i]);
+  }
+  const double scale = (params_.gumbel_c_visit + most) * params_.gumbel_c_scale;
+  const double range = std::max(high - low, 1e-8);
+  for (size_t i = 0; i < n; ++i) q[i] = root_priors_[i] > 0 ? scale * (q[i] - low) / range : 0;
+  return q;
+}
+
+int Search::SelectGumbelChild(double center) const {
+  const std::vector<double> sigma = GumbelSigma(center);
+  // The Run's simulations so far: every root visit but the one that expanded it.
+  const size_t done = static_cast<size_t>(root_.visits - 1);
+  const int due = done < halving_visits_.size() ? halving_visits_[done] : -1;
+  // The best considered child with the visits the schedule asks for; should none have them,
+  // the considered child with the fewest visits (the best of those).
+  int best = -1, fewest = -1;
+  double best_score = 0, fewest_score = 0;
+  for (size_t i = 0; i < root_.children.size(); ++i) {
+    if (!std::isfinite(gumbel_keys_[i])) continue;
+    const int visits = root_.children[i].visits;
+    const double score = gumbel_keys_[i] + sigma[i];
+    if (visits == due && (best < 0 || score > best_score)) {
+      best = static_cast<int>(i);
+      best_score = score;
+    }
+    const int fewest_visits = fewest < 0 ? 0 : root_.children[static_cast<size_t>(fewest)].visits;
+    if (fewest < 0 || visits < fewest_visits || (visits == fewest_visits && score > fewest_score)) {
+      fewest = static_cast<int>(i);
+      fewest_score = score;
+    }
+  }
+  TENGEN_CHECK(fewest >= 0, "no root child to consider");
+  return best >= 0 ? best : fewest;
 }
 
 void Search::SetScoreCenter() {
@@ -475,6 +618,8 @@ SearchResult Search::Run(int visits, bool full_search, const std::function<bool(
   TENGEN_CHECK(!root_state_.IsOver(), "search on a finished game");
   TENGEN_CHECK(visits >= 1, "visits must be positive");
   go::GameState state = root_state_;  // working copy; playouts play and undo on it
+  // Sequential halving counts the visits of this Run's own simulations.
+  if (UsesGumbel(full_search) && root_.visits > 0) ClearTree();
   if (!root_.expanded) {
     // Expanding the root is its first visit. A reused root is already expanded.
     if (root_.visits > 0) root_ = Node();
@@ -482,7 +627,7 @@ SearchResult Search::Run(int visits, bool full_search, const std::function<bool(
   } else if (root_.symmetries < params_.root_symmetries) {
     AverageRootPriors();
   }
-  PrepareRoot(full_search);
+  PrepareRoot(full_search, visits);
   // Polling costs a call per playout; a playout costs a net evaluation, so it is noise.
   while (root_.visits < visits && !(stop && stop())) Playout(state);
   return MakeResult(full_search);
@@ -559,7 +704,24 @@ SearchResult Search::MakeResult(bool full_search) const {
   }
   TENGEN_CHECK(best >= 0, "root has no children");
   result.best_move = children[best].move;
+  if (gumbel_) {
+    SetGumbelOutcome(&result);
+    return result;
+  }
+  const std::vector<double> weights = TargetWeights(full_search, best, total_visits);
+  double total_weight = 0;
+  for (double w : weights) total_weight += w;
+  for (size_t i = 0; i < children.size(); ++i) {
+    const int index = MoveIndex(children[i].move, size);
+    // With no visits below the root (a 1-visit search), the target falls back to the priors.
+    result.policy_target[index] = total_weight > 0 ? static_cast<float>(weights[i] / total_weight)
+                                                   : result.root_priors[index];
+  }
+  return result;
+}
 
+std::vector<double> Search::TargetWeights(bool full_search, int best, double total_visits) const {
+  const std::vector<Node>& children = root_.children;
   std::vector<double> weights(children.size(), 0.0);
   for (size_t i = 0; i < children.size(); ++i)
     if (!RootBanned(children[i])) weights[i] = children[i].visits;
@@ -585,15 +747,41 @@ SearchResult Search::MakeResult(bool full_search) const {
       weights[i] = weight;
     }
   }
-  double total_weight = 0;
-  for (double w : weights) total_weight += w;
+  return weights;
+}
+
+void Search::SetGumbelOutcome(SearchResult* result) const {
+  const std::vector<Node>& children = root_.children;
+  const int size = root_state_.size();
+  const std::vector<double> sigma = GumbelSigma(score_center_);
+  int most = 0;
+  for (size_t i = 0; i < children.size(); ++i)
+    if (std::isfinite(gumbel_keys_[i])) most = std::max(most, children[i].visits);
+  int chosen = -1;
+  double chosen_score = 0;
+  std::vector<double> logits(children.size(), -std::numeric_limits<double>::infinity());
+  double top = -std::numeric_limits<double>::infinity();
   for (size_t i = 0; i < children.size(); ++i) {
-    const int index = MoveIndex(children[i].move, size);
-    // With no visits below the root (a 1-visit search), the target falls back to the priors.
-    result.policy_target[index] = total_weight > 0 ? static_cast<float>(weights[i] / total_weight)
-                                                   : result.root_priors[index];
+    if (root_priors_[i] <= 0) continue;
+    logits[i] = std::log(static_cast<double>(root_priors_[i])) + sigma[i];
+    top = std::max(top, logits[i]);
+    const double score = gumbel_keys_[i] + sigma[i];
+    if (std::isfinite(score) && children[i].visits == most &&
+        (chosen < 0 || score > chosen_score)) {
+      chosen = static_cast<int>(i);
+      chosen_score = score;
+    }
   }
-  return result;
+  TENGEN_CHECK(chosen >= 0, "no root child was considered");
+  result->best_move = children[static_cast<size_t>(chosen)].move;
+  result->move_drawn = true;
+  double total = 0;
+  for (double logit : logits) total += std::isfinite(logit) ? std::exp(logit - top) : 0;
+  for (size_t i = 0; i < children.size(); ++i) {
+    if (!std::isfinite(logits[i])) continue;
+    result->policy_target[static_cast<size_t>(MoveIndex(children[i].move, size))] =
+        static_cast<float>(std::exp(logits[i] - top) / total);
+  }
 }
 
 }  // namespace tengen::search

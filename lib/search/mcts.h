@@ -67,6 +67,22 @@
 // (throw-ins, which can gain against a premature pass), and a fill that joins a chain of one's
 // own in atari (it can save the chain). off searches every legal move (tengen-gtp's default:
 // against an opponent, the vital point of one's own eye space must stay playable).
+//
+// Gumbel root selection (gumbel: in cheap or in all searches; Danihelka et al. 2022, "Policy
+// improvement by planning with Gumbel") in place of PUCT at the root: each move with a prior
+// gets a key log P + g, g drawn from Gumbel(0, 1), and the gumbel_moves moves with the largest
+// keys are considered. Sequential halving spreads the search's visits over them in
+// rounds, each round over the better half of the last one's moves (by key + sigma(Q)), each of
+// them visited equally often (the schedule of DeepMind's reference implementation, mctx:
+// SequentialHalvingVisits). sigma(Q) = (gumbel_c_visit + the most visits of a root child) *
+// gumbel_c_scale * Q', where Q' is a move's utility (an unvisited move's: the mix of the net's
+// value of the root and the visited moves' utilities weighted by their priors), penalised by
+// the ending bonus and rescaled to [0, 1] over the moves with a prior. The move to play is the
+// one with the largest key + sigma(Q) among the most visited (the Gumbel draw is the
+// exploration: no temperature applies to it), and the policy target is softmax(log P +
+// sigma(Q)) over every move with a prior, visited or not. Such a search starts from a fresh
+// tree and adds no Dirichlet noise, root temperature or forced playouts; below the root it is
+// PUCT as above.
 
 #include <cstdint>
 #include <functional>
@@ -86,6 +102,13 @@ enum class NoFill { kOff, kAfterPass, kOncePassed };
 const char* NoFillName(NoFill rule);
 std::vector<std::string> NoFillNames();  // every rule's name, in the enum's order
 NoFill ParseNoFill(const std::string& name);
+
+// Which searches select the root's children by Gumbel sequential halving (header comment).
+enum class Gumbel { kOff, kCheap, kAll };
+// "off", "cheap", "all"; ParseGumbel throws ConfigError for another name.
+const char* GumbelName(Gumbel use);
+std::vector<std::string> GumbelNames();  // every choice's name, in the enum's order
+Gumbel ParseGumbel(const std::string& name);
 
 struct SearchParams {
   // PUCT exploration constant. KataGo's cpuctExploration is 1.0 and grows by
@@ -124,6 +147,12 @@ struct SearchParams {
   // rootNumSymmetriesToSample): a root evaluated with fewer (a reused tree's) is evaluated
   // again at the start of a Run and its children get the averaged priors.
   int root_symmetries = 1;
+  // Gumbel root selection (header comment); the constants are the reference implementation's
+  // (mctx: max_num_considered_actions, maxvisit_init, value_scale).
+  Gumbel gumbel = Gumbel::kOff;
+  int gumbel_moves = 16;
+  double gumbel_c_visit = 50;
+  double gumbel_c_scale = 0.1;
 };
 
 // True when the side to move has a legal move, not a self-atari, on an empty point that
@@ -140,6 +169,13 @@ double ScoreValueSlope(double score, double center, double scale, int area);
 // spread is the largest possible (range: the utility's largest magnitude) weighs 1 / visits^2
 // playouts, so that a move with few visits and, by chance, no spread yet is not trusted.
 double UtilityLcb(double utility, double stdev, int visits, double stdevs, double range);
+
+// Sequential halving's schedule for `simulations` visits over `considered` moves: entry k is
+// the visits that the child chosen by the k-th simulation has before it (the best by key +
+// sigma(Q) among those with exactly that many). Rounds of ceil(log2(considered)): each visits
+// the round's moves max(1, simulations / (rounds * moves)) times each, then halves the moves
+// (to no fewer than 2) until the budget is spent. considered <= 1: 0, 1, 2, ...
+std::vector<int> SequentialHalvingVisits(int considered, int simulations);
 
 // What a search found at the root. Vectors have size * size + 1 entries indexed by MoveIndex.
 struct SearchResult {
@@ -168,12 +204,15 @@ struct SearchResult {
   float root_score = 0;
   // The dynamic score center this search used (root side to move's view).
   float score_center = 0;
-  // The most visited move (ties: the higher prior).
+  // The most visited move (ties: the higher prior); in a Gumbel search, the move it chose.
   go::Loc best_move = go::kPassLoc;
+  // True when the search drew best_move itself (Gumbel): ChooseMove then returns it at any
+  // temperature.
+  bool move_drawn = false;
 
-  // temperature <= 0: best_move. Otherwise samples a move with probability proportional to
-  // policy_target^(1 / temperature) (KataGo samples its pruned "play selection values"),
-  // except the pass: it is played when it is best_move, and never drawn otherwise. A pass
+  // temperature <= 0 or move_drawn: best_move. Otherwise samples a move with probability
+  // proportional to policy_target^(1 / temperature) (KataGo samples its pruned "play selection
+  // values"), except the pass: it is played when it is best_move, and never drawn otherwise. A pass
   // drawn by temperature mid-game explores nothing but gives points away, and the games it
   // ends teach that such passes are normal: nets whose moves were drawn this way passed ever
   // earlier (docs/RESULTS.md).
@@ -272,8 +311,22 @@ class Search {
   // The spread of one playout's utility for the player who moved into a visited `child`
   // (SearchResult::utility_stdev).
   double ChildUtilityStdev(const Node& child, double center) const;
-  // Root priors for this Run (temperature, noise), the score center and the ending penalties.
-  void PrepareRoot(bool full_search);
+  // Root priors for this Run (temperature, noise), the score center, the ending penalties and,
+  // in a Gumbel search, its keys and schedule for `visits` visits at the root.
+  void PrepareRoot(bool full_search, int visits);
+  bool UsesGumbel(bool full_search) const;
+  // Draws the Gumbel keys of the root's children, keeps the gumbel_moves largest and lays out
+  // sequential halving's schedule up to `visits` root visits.
+  void PrepareGumbel(int visits);
+  // sigma(completed Q) of each root child (header comment; 0 for a child without a prior).
+  std::vector<double> GumbelSigma(double center) const;
+  // The root child that the next simulation of sequential halving visits.
+  int SelectGumbelChild(double center) const;
+  // The Gumbel search's move and policy target (header comment).
+  void SetGumbelOutcome(SearchResult* result) const;
+  // The visits each root child contributes to the policy target of a PUCT search: its visits,
+  // pruned of forced playouts after a full search that forced them (MakeResult).
+  std::vector<double> TargetWeights(bool full_search, int best, double total_visits) const;
   void SetScoreCenter();
   void SetEndingPenalties();
   SearchResult MakeResult(bool full_search) const;
@@ -293,6 +346,13 @@ class Search {
   bool root_pass_banned_ = false;
   bool full_search_ = false;
   bool forced_playouts_ = false;
+  // A Gumbel search (header comment), valid during a Run: whether this Run is one, each root
+  // child's key (log P + g; -infinity: not considered), the schedule (SequentialHalvingVisits)
+  // and the net's evaluation of the root as utility.
+  bool gumbel_ = false;
+  std::vector<double> gumbel_keys_;
+  std::vector<int> halving_visits_;
+  double root_net_utility_ = 0;
   std::vector<Node*> path_;  // reused across playouts
 };
 

@@ -58,7 +58,10 @@ bool PassLeavesPoints(const SearchParams& params, const go::GameState& state,
   go::GameState after = state;
   after.Play({go::kPassLoc, mover});
   if (after.IsOver()) return false;  // the pass ended the game (the move cap): nothing to answer
-  Search reply(params, opponent, rng);
+  // The check asks for the opponent's best answer, not for a Gumbel draw among good ones.
+  SearchParams reply_params = params;
+  reply_params.gumbel = Gumbel::kOff;
+  Search reply(reply_params, opponent, rng);
   reply.SetPosition(after);
   const go::Loc answer = reply.Run(visits, false).best_move;
   return answer != go::kPassLoc && go::AreaOwnership(after.board())[answer] == mover;

@@ -67,6 +67,17 @@ class OptionTable {
                   [=](const Config& config, S& s) { s.*member = config.GetString(key); });
   }
 
+  // An enum member whose values have names: declared as a choice among names(), the default
+  // name(default), read by parse (which throws ConfigError for another name).
+  template <typename E>
+  OptionTable& Enum(const std::string& key, E S::*member, const char* (*name)(E),
+                    std::vector<std::string> (*names)(), E (*parse)(const std::string&),
+                    const std::string& help) {
+    return Custom(
+        [=](ConfigSpec& spec, const S& d) { spec.Choice(key, name(d.*member), names(), help); },
+        [=](const Config& config, S& s) { s.*member = parse(config.GetString(key)); });
+  }
+
   // A duration given in seconds, fractions allowed: declared as a double, stored in the
   // member's own unit, rounded up (so a positive interval never becomes zero).
   template <typename Rep, typename Period>
