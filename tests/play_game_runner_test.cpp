@@ -2,6 +2,7 @@
 // game replayed from its own SGF record.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -156,6 +157,56 @@ TEST_CASE(
   CHECK_THROWS_AS(
       SetShortTermValues(black_values, go::Color::kBlack, area, go::Color::kBlack, 5, &row),
       CheckError);
+}
+
+// Uniform over the legal moves, except that all the policy is on the top left corner while
+// that point is empty.
+class CornerEvaluator : public search::LeafEvaluator {
+ public:
+  search::LeafEvaluation Evaluate(const go::GameState& state) override {
+    search::LeafEvaluation eval = search::UniformEvaluator().Evaluate(state);
+    if (state.board().At(go::MakeLoc(0, 0, state.size())) == go::Color::kEmpty) {
+      std::fill(eval.policy.begin(), eval.policy.end(), 0.0f);
+      eval.policy[0] = 1;
+    }
+    return eval;
+  }
+};
+
+TEST_CASE(
+    "game runner: policy_init_area opens with moves drawn from the policy, no rows for them") {
+  CornerEvaluator corner;
+  search::UniformEvaluator uniform;
+  int opened = 0, opening_moves = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    CAPTURE(seed);
+    GameParams params = SmallGame(5);
+    params.policy_init_area = 0.2;  // 5 moves on average before rounding down
+    FinishedGame game;
+    REQUIRE(PlayGame(
+        params, {&corner, "corner"}, {&uniform, "uniform"}, seed, [] { return false; }, &game));
+    opening_moves += game.opening_moves;
+    if (game.opening_moves == 0) continue;
+    ++opened;
+    // Black's first move is the only one its policy allows; no move of the opening passes.
+    CHECK(game.sgf.moves.at(0).loc == go::MakeLoc(0, 0, 5));
+    for (int i = 0; i < game.opening_moves; ++i)
+      CHECK(game.sgf.moves.at(static_cast<size_t>(i)).loc != go::kPassLoc);
+    // Rows come from searched turns only, each with its short-term values.
+    for (const data::TrainingRow& row : game.rows) {
+      CHECK(row.turn >= game.opening_moves);
+      CHECK(row.td_value_weight == 1.0f);
+    }
+  }
+  // An exponential number of mean 5, rounded down: 4.5 on average, none in about 1 game of 5.
+  CHECK(opened >= 10);
+  CHECK(opening_moves > 20 * 2);
+  CHECK(opening_moves < 20 * 8);
+  // Off by default: the game starts from the empty board.
+  FinishedGame plain;
+  REQUIRE(PlayGame(
+      SmallGame(5), {&corner, "corner"}, {&uniform, "uniform"}, 1, [] { return false; }, &plain));
+  CHECK(plain.opening_moves == 0);
 }
 
 TEST_CASE("game runner: a reused seed replays the moves under a new game id") {

@@ -161,3 +161,24 @@ TEST_CASE("gumbel: the choice's names parse, another name is an error naming the
   CHECK_THROWS_WITH_AS(ParseGumbel("sometimes"), doctest::Contains("gumbel: 'sometimes'"),
                        ConfigError);
 }
+
+TEST_CASE("gumbel: all the prior on a pass held back still leaves every point to draw from") {
+  // On the empty board a pass is held back (pass_only_when_settled), and the net puts all its
+  // prior there: the points share the draw evenly instead.
+  FakeEvaluator eval;
+  eval.policy = [](const GameState& s) {
+    std::vector<float> policy(static_cast<size_t>(s.size() * s.size() + 1), 0.0f);
+    policy.back() = 1;
+    return policy;
+  };
+  Rng rng(13);
+  Search search(GumbelParams(Gumbel::kAll, 16), eval, rng);
+  search.SetPosition(GameState(9, Rules()));
+  const SearchResult r = search.Run(20, true);
+  CHECK(r.best_move != kPassLoc);
+  CHECK(r.policy_target[MoveIndex(kPassLoc, 9)] == 0);
+  CHECK(std::accumulate(r.policy_target.begin(), r.policy_target.end(), 0.0) ==
+        doctest::Approx(1.0));
+  CHECK(std::count_if(r.policy_target.begin(), r.policy_target.end(),
+                      [](float p) { return p > 0; }) == 81);
+}

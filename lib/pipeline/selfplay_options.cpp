@@ -57,6 +57,12 @@ OptionTable<play::GameParams> SelfplayGameOptionTable() {
             "move each game's komi by the net's score lead on the empty board (fair komi)")
       .Double("komi_stdev", &G::komi_stdev, 0, 100,
               "normal noise in points added to an automatic komi")
+      .Double("policy_init_area", &G::policy_init_area, 0, 1,
+              "opening moves drawn from the net's raw policy, without search or rows, before "
+              "each game: exponentially many with this mean times the board area (0: none)")
+      .Double("side_position_prob", &G::side_position_prob, 0, 1,
+              "probability that a turn also notes the position after another move, searched "
+              "and recorded (value target: its search's) once the game is over (0: none)")
       .Nested(&G::search, OptionTable<S>().Double(
                               "forced_playout_k", &S::forced_playout_k, 0, 100,
                               "forced playouts coefficient in full searches (0: off, no target "

@@ -11,6 +11,7 @@
 #include "go/sgf_game.h"
 #include "go/symmetry.h"
 #include "nn/features.h"
+#include "play/side_positions.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -39,14 +40,6 @@ std::vector<float> RowPolicy(const search::SearchResult& result, int pos_len) {
     policy[nn::PolicyIndex(loc, size, pos_len)] = result.policy_target[index];
   }
   return policy;
-}
-
-// A row's inputs and policy target; the outcome is filled in when the game ends.
-data::TrainingRow StartRow(const GameParams& params, const go::GameState& state,
-                           const search::SearchResult& result, int64_t game_id) {
-  data::TrainingRow row = PositionRow(state, params.pos_len, game_id);
-  row.policy = RowPolicy(result, params.pos_len);
-  return row;
 }
 
 // Value, score and ownership targets of a row whose side to move was `mover`. A resigned game
@@ -120,6 +113,50 @@ data::TrainingRow PositionRow(const go::GameState& state, int pos_len, int64_t g
   return row;
 }
 
+data::TrainingRow StartRow(const GameParams& params, const go::GameState& state,
+                           const search::SearchResult& result, int64_t game_id) {
+  data::TrainingRow row = PositionRow(state, params.pos_len, game_id);
+  row.policy = RowPolicy(result, params.pos_len);
+  return row;
+}
+
+int PlayPolicyOpening(const GameParams& params, search::LeafEvaluator& black,
+                      search::LeafEvaluator& white, Rng& rng, go::GameState* state) {
+  if (params.policy_init_area <= 0) return 0;
+  const int size = state->size();
+  const int area = size * size;
+  // An exponential draw of mean policy_init_area * area, rounded down.
+  const int moves = static_cast<int>(
+      std::floor(-std::log(1.0 - rng.UniformDouble()) * params.policy_init_area * area));
+  int played = 0;
+  std::vector<double> weights(static_cast<size_t>(area));
+  while (played < moves && !state->IsOver()) {
+    const go::Color mover = state->to_move();
+    const search::LeafEvaluation eval =
+        (mover == go::Color::kBlack ? black : white).Evaluate(*state);
+    double total = 0;
+    for (int i = 0; i < area; ++i) {
+      const go::Loc loc = search::IndexToLoc(i, size);
+      const bool legal =
+          state->board().At(loc) == go::Color::kEmpty && state->IsLegal({loc, mover});
+      weights[static_cast<size_t>(i)] =
+          legal ? std::max(0.0f, eval.policy[static_cast<size_t>(i)]) : 0;
+      total += weights[static_cast<size_t>(i)];
+    }
+    if (total <= 0) break;  // no legal point with a prior: the game starts here
+    double draw = rng.UniformDouble() * total;
+    int chosen = -1;
+    for (int i = 0; i < area && draw >= 0; ++i) {
+      if (weights[static_cast<size_t>(i)] <= 0) continue;
+      chosen = i;
+      draw -= weights[static_cast<size_t>(i)];
+    }
+    state->Play({search::IndexToLoc(chosen, size), mover});
+    ++played;
+  }
+  return played;
+}
+
 double FairKomi(const GameParams& params, const go::GameState& empty,
                 search::LeafEvaluator& evaluator, Rng& rng) {
   const double area = static_cast<double>(empty.size()) * empty.size();
@@ -185,7 +222,9 @@ void ScoreAndRecord(const GameParams& params, const go::GameState& state, double
     data::TrainingRow& row = game->rows[i];
     FinishRow(state.board(), owner, game->winner, game->final_score, row_movers[i], params.pos_len,
               game->resigned, &row);
-    SetShortTermValues(black_values, game->winner, area, row_movers[i], row.turn, &row);
+    // black_values starts at the first searched turn, after the opening from the policy.
+    SetShortTermValues(black_values, game->winner, area, row_movers[i],
+                       row.turn - game->opening_moves, &row);
   }
 
   game->sgf = go::RecordFromGame(state);
@@ -197,6 +236,23 @@ void ScoreAndRecord(const GameParams& params, const go::GameState& state, double
   if (pass_alive) game->sgf.root_comment = kPassAliveComment;
   game->sgf.extra_properties.push_back({"GN", std::to_string(game->game_id)});
   game->sgf.extra_properties.push_back({"SO", StrCat("tengen seed=", seed)});
+}
+
+// The position a game's first search starts from: its board size, komi (drawn, then made fair
+// under komi_auto) and the opening from the raw policy (PlayPolicyOpening; their number goes to
+// game->opening_moves).
+go::GameState StartPosition(const GameParams& params, const Player& black, const Player& white,
+                            Rng& rng, FinishedGame* game) {
+  const int size = DrawWeighted(params.board_sizes, rng);
+  nn::CheckBoardFits(size, params.pos_len);
+  go::Rules rules = params.rules;
+  rules.komi = DrawWeighted(params.komis, rng);
+  const int max_moves = static_cast<int>(std::ceil(params.max_moves_per_area * size * size));
+  if (params.komi_auto)
+    rules.komi = FairKomi(params, go::GameState(size, rules, max_moves), *black.evaluator, rng);
+  go::GameState state(size, rules, max_moves);
+  game->opening_moves = PlayPolicyOpening(params, *black.evaluator, *white.evaluator, rng, &state);
+  return state;
 }
 
 // The premature-pass check (GameParams::premature_pass_checks): before the game's first pass,
@@ -230,20 +286,13 @@ void WeightRowsBySurprise(double surprise_weight, const std::vector<double>& sur
 bool PlayGame(const GameParams& params, const Player& black, const Player& white, uint64_t seed,
               const std::function<bool()>& stop, FinishedGame* game) {
   Rng rng(seed);
-  const int size = DrawWeighted(params.board_sizes, rng);
-  nn::CheckBoardFits(size, params.pos_len);
-  go::Rules rules = params.rules;
-  rules.komi = DrawWeighted(params.komis, rng);
-  const int max_moves = static_cast<int>(std::ceil(params.max_moves_per_area * size * size));
-  if (params.komi_auto)
-    rules.komi = FairKomi(params, go::GameState(size, rules, max_moves), *black.evaluator, rng);
-  go::GameState state(size, rules, max_moves);
-
   *game = FinishedGame();
   game->seed = seed;
   // From entropy, not from the seed: a master seed reused across restarts replays the same
   // games, and their rows must still get game ids of their own.
   game->game_id = static_cast<int64_t>(Rng().Next() >> 1);
+  go::GameState state = StartPosition(params, black, white, rng, game);
+  const int size = state.size();
   // One search tree per player; selfplay's two players share an evaluator but not a tree, so
   // that each side's tree is reused across its own moves only after the opponent's reply.
   search::Search black_search(params.search, *black.evaluator, rng);
@@ -253,7 +302,8 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
   search::ResignTracker resign(params.resign, rng);
   std::vector<go::Color> row_movers;
   std::vector<double> row_surprises;
-  std::vector<double> black_values;  // each search's root value, black's view
+  std::vector<double> black_values;           // each search's root value, black's view
+  std::vector<go::GameState> side_positions;  // searched once the game is over
   // The index of the row recorded at the previous turn, which waits for the opponent's reply:
   // this turn's search (-1: none).
   int awaiting_reply = -1;
@@ -293,6 +343,7 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
     }
     const go::Loc loc = result.ChooseMove(
         MoveTemperature(params, static_cast<int>(state.moves().size()), size), rng);
+    NoteSidePosition(params, state, result, loc, rng, &side_positions);
     const go::Move move{loc, mover};
     state.Play(move);
     black_search.Advance(move);
@@ -304,8 +355,11 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
     }
   }
 
-  ScoreAndRecord(params, state, rules.komi, black, white, seed, row_movers, black_values, game);
+  ScoreAndRecord(params, state, state.rules().komi, black, white, seed, row_movers, black_values,
+                 game);
   WeightRowsBySurprise(params.policy_surprise_weight, row_surprises, rng, &game->rows);
+  game->side_rows = SearchSidePositions(params, black, white, game->game_id, rng, stop,
+                                        std::move(side_positions), &game->rows);
   return true;
 }
 

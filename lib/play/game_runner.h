@@ -75,6 +75,15 @@ struct GameParams {
   // game's row weight that goes to the rows whose search policy differed most from the net's
   // prior (0: every row written once; KataGo's selfplay uses 0.5).
   double policy_surprise_weight = 0;
+  // Openings from the net's raw policy (KataGo's initGamesWithPolicy, policyInitAreaProp
+  // 0.04): each game first plays a number of moves drawn from an exponential distribution with
+  // mean policy_init_area * board area, each drawn from the side to move's net policy over its
+  // legal moves but the pass, without search and without rows (0: none).
+  double policy_init_area = 0;
+  // Side positions (play/side_positions.h; KataGo's sidePositionProb 0.02): the probability
+  // that a turn also notes the position after another move, searched and recorded once the
+  // game is over (0: none).
+  double side_position_prob = 0;
   // Training rows: every recorded row gets this pos_len (>= every board size).
   int pos_len = 19;
   bool record_rows = true;
@@ -111,6 +120,8 @@ struct FinishedGame {
   int moves_after_first_pass = -1;
   int64_t search_visits = 0;  // root visits of all searches (a bound on NN evaluations)
   int passes_refused = 0;     // first passes refused by premature_pass_checks
+  int opening_moves = 0;      // moves drawn from the raw policy (GameParams::policy_init_area)
+  int side_rows = 0;          // rows of side positions, at the end of `rows`
 };
 
 // Plays one game to the end. `stop` is polled between moves: when it returns true the game is
@@ -119,16 +130,26 @@ struct FinishedGame {
 bool PlayGame(const GameParams& params, const Player& black, const Player& white, uint64_t seed,
               const std::function<bool()>& stop, FinishedGame* game);
 
+// A row's inputs (PositionRow) and `result`'s policy target; the outcome's targets are left
+// for the caller.
+data::TrainingRow StartRow(const GameParams& params, const go::GameState& state,
+                           const search::SearchResult& result, int64_t game_id);
+
 // The komi of a game started at `empty` (black to move) under GameParams::komi_auto.
 double FairKomi(const GameParams& params, const go::GameState& empty,
                 search::LeafEvaluator& evaluator, Rng& rng);
+
+// Plays the opening of GameParams::policy_init_area on `state` (nothing when it is 0): the
+// moves are drawn from the policies of `black`'s and `white`'s evaluators. Returns how many.
+int PlayPolicyOpening(const GameParams& params, search::LeafEvaluator& black,
+                      search::LeafEvaluator& white, Rng& rng, go::GameState* state);
 
 // The temperature for `turn` on a board of `size` (see GameParams).
 double MoveTemperature(const GameParams& params, int turn, int size);
 
 // KataGo's short-term value targets (data/training_rows.h, td_value) of a row at `turn` whose
 // side to move is `mover`: black_values[i] is the root value of the search at turn i (black's
-// view, in [-1, 1]), one per turn played (and the resigning turn's), and `winner` the result.
+// view, in [-1, 1]), one per turn searched (and the resigning turn's), and `winner` the result.
 // For each horizon, with f = 1 / (1 + area * c), c = 0.176, 0.056, 0.016 (long to short):
 // turn + k weighs f (1 - f)^k, the result what is left; a value v counts as win (1 + v) / 2,
 // loss (1 - v) / 2. Sets td_value_weight to 1.

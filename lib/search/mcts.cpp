@@ -474,6 +474,14 @@ void Search::PrepareRoot(bool full_search, int visits) {
 void Search::PrepareGumbel(int visits) {
   const size_t n = root_.children.size();
   gumbel_keys_.assign(n, -std::numeric_limits<double>::infinity());
+  // Priors that are all 0 (the net's mass on a pass held back, say) leave nothing to draw
+  // from: every move that may be played then gets the same prior.
+  if (std::all_of(root_priors_.begin(), root_priors_.end(), [](float p) { return p <= 0; })) {
+    size_t playable = 0;
+    for (const Node& child : root_.children) playable += RootBanned(child) ? 0 : 1;
+    for (size_t i = 0; i < n; ++i)
+      root_priors_[i] = RootBanned(root_.children[i]) ? 0.0f : 1.0f / static_cast<float>(playable);
+  }
   std::vector<size_t> candidates;
   for (size_t i = 0; i < n; ++i) {
     if (root_priors_[i] <= 0) continue;
