@@ -4,16 +4,10 @@
 #include <cstring>
 
 #include "util/error.h"
+#include "util/rng.h"
 
 namespace tengen::nn {
 namespace {
-
-// splitmix64's finaliser: every input bit reaches every output bit.
-uint64_t Mix(uint64_t x) {
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 // Two independent 64-bit chains over the floats' bit patterns, two floats a word.
 void HashFloats(const float* values, size_t count, EvalCacheKey* key) {
@@ -21,8 +15,8 @@ void HashFloats(const float* values, size_t count, EvalCacheKey* key) {
     uint32_t bits[2] = {0, 0};
     std::memcpy(bits, values + i, (i + 1 < count ? 2 : 1) * sizeof(float));
     const uint64_t word = (static_cast<uint64_t>(bits[1]) << 32) | bits[0];
-    key->a = Mix(key->a ^ word);
-    key->b = Mix(key->b + word * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL);
+    key->a = MixBits(key->a ^ word);
+    key->b = MixBits(key->b + word * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL);
   }
 }
 

@@ -12,6 +12,7 @@
 #include "util/checksum.h"
 #include "util/error.h"
 #include "util/publish.h"
+#include "util/rng.h"
 #include "util/text.h"
 
 namespace tengen::pipeline {
@@ -22,12 +23,7 @@ using json = nlohmann::json;
 
 // splitmix64: independent seeds for (run seed, epoch, batch) without drawing from a shared
 // stream, so a batch's randomness does not depend on how many batches ran before a restart.
-uint64_t Mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+uint64_t Mix(uint64_t x) { return MixBits(x + 0x9e3779b97f4a7c15ULL); }
 
 uint64_t DeriveSeed(uint64_t seed, int64_t a, int64_t b) {
   return Mix(Mix(Mix(seed) ^ static_cast<uint64_t>(a)) ^ static_cast<uint64_t>(b));

@@ -159,7 +159,14 @@ OptionTable<search::SearchParams> PlayerSearchOptionTable() {
             "(after_pass), once either side has passed (once_passed), or always are (off)")
       .Int("root_symmetries", &S::root_symmetries, 1, 8,
            "orientations of the board the root's net evaluation averages (1: one, drawn at "
-           "random)");
+           "random)")
+      .Double("subtree_bias_factor", &S::subtree_bias_factor, 0, 1,
+              "share of the mean error of the net on nodes of the same local shape by which a "
+              "new node's evaluation is corrected (subtree value bias; 0: off)")
+      .Double("subtree_bias_weight_exponent", &S::subtree_bias_weight_exponent, 0, 2,
+              "a node's weight in its shape's mean error: (its playouts below)^this")
+      .Double("subtree_bias_free_prop", &S::subtree_bias_free_prop, 0, 1,
+              "share of a dropped node's error taken out of its shape's mean again");
 }
 
 OptionTable<GameParams> GameOptionTable() {

@@ -23,7 +23,9 @@ namespace tengen::play {
 // a bad distribution or a board size above pos_len.
 OptionTable<GameParams> GameOptionTable();
 // The search keys shared by selfplay, the gatekeeper and tengen-gtp, each with its own
-// defaults: no_fill (search/mcts.h: off, after_pass or once_passed) and root_symmetries.
+// defaults: no_fill (search/mcts.h: off, after_pass or once_passed), root_symmetries and the
+// subtree value bias keys (subtree_bias_factor, subtree_bias_weight_exponent,
+// subtree_bias_free_prop).
 OptionTable<search::SearchParams> PlayerSearchOptionTable();
 // The precision key of the programs that play a net (selfplay, gatekeeper, gtp): auto (the
 // default: play/torch/torch_loader.h ResolvePrecision), fp32, bf16 or fp16; and their

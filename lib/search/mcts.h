@@ -83,10 +83,24 @@
 // sigma(Q)) over every move with a prior, visited or not. Such a search starts from a fresh
 // tree and adds no Dirichlet noise, root temperature or forced playouts; below the root it is
 // PUCT as above.
+//
+// Subtree value bias correction (subtree_bias_factor; KataGo's subtreeValueBiasFactor). A net
+// tends to misjudge a local shape the same way wherever it meets it. Every node below the root
+// whose move and the move before it are both on the board has a key (SubtreeBiasKey: the two
+// moves, the mover, the ko point and the 5x5 neighbourhood of its move after it was played,
+// stones and which of them are in atari), and nodes with one key share an entry. Each expanded
+// node keeps in its entry, weighted by (its visits below itself)^subtree_bias_weight_exponent,
+// how far the mean of the playouts below it lies from its own net evaluation, in value and in
+// score. A node expanded later starts from its net evaluation moved by subtree_bias_factor
+// times its entry's weighted mean difference (the value kept within [-1, 1]). The entries last
+// for the game: SetPosition starts afresh, and when a subtree is dropped (tree reuse,
+// ClearTree) subtree_bias_free_prop of each of its nodes' contributions is taken back out.
 
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "go/game.h"
@@ -153,7 +167,16 @@ struct SearchParams {
   int gumbel_moves = 16;
   double gumbel_c_visit = 50;
   double gumbel_c_scale = 0.1;
+  // Subtree value bias correction (header comment): 0 turns it off. KataGo's selfplay uses
+  // 0.30 and exponent 0.8, its play 0.45 and 0.85; free_prop is its default, 0.8.
+  double subtree_bias_factor = 0;
+  double subtree_bias_weight_exponent = 0.8;
+  double subtree_bias_free_prop = 0.8;
 };
+
+// The subtree value bias key of the node reached by the last move of `state` (header comment);
+// 0 when that move or the one before it is a pass or missing (such nodes have no entry).
+uint64_t SubtreeBiasKey(const go::GameState& state);
 
 // True when the side to move has a legal move, not a self-atari, on an empty point that
 // Tromp-Taylor counts for nobody (see the header comment).
@@ -242,6 +265,11 @@ class Search {
  public:
   // The evaluator and rng must outlive the search.
   Search(SearchParams params, LeafEvaluator& evaluator, Rng& rng);
+  // Not copyable: its nodes point into its own subtree value bias table (a move keeps them).
+  Search(const Search&) = delete;
+  Search& operator=(const Search&) = delete;
+  Search(Search&&) = default;
+  Search& operator=(Search&&) = default;
 
   // Starts from `state` with an empty tree.
   void SetPosition(const go::GameState& state);
@@ -271,8 +299,19 @@ class Search {
   // The evaluator's ownership at the root (size * size, root side to move's view), or empty.
   const std::vector<float>& root_ownership() const { return root_.ownership; }
   const SearchParams& params() const { return params_; }
+  // The subtree value bias entries (header comment), each as its weighted mean difference in
+  // value (from the view of the player who moved into its nodes; 0 while it weighs nothing)
+  // and its weight.
+  std::vector<std::pair<double, double>> SubtreeBiasEntries() const;
 
  private:
+  // A subtree value bias entry: the weighted sums of the differences its nodes added.
+  struct BiasEntry {
+    double value_delta = 0;
+    double score_delta = 0;
+    double weight = 0;
+  };
+
   struct Node {
     go::Loc move = go::kNullLoc;
     float prior = 0;  // the evaluator's, renormalised over legal moves
@@ -289,6 +328,13 @@ class Search {
     bool ownership_known = false;
     std::vector<float> ownership;
     std::vector<Node> children;
+    // Subtree value bias (header comment), for a node with an entry: the net's own evaluation
+    // and what this node backed up for it (corrected), both from the view of the player who
+    // moved into it, and what it last added to the entry.
+    BiasEntry* bias = nullptr;
+    float net_value = 0, net_score = 0;
+    float own_value = 0, own_score = 0;
+    BiasEntry added;
   };
 
   // Descends from the root on `state` (the root position, restored on return), evaluates or
@@ -296,6 +342,14 @@ class Search {
   void Playout(go::GameState& state);
   // `depth`: plies below the root.
   LeafEvaluation Expand(Node& node, const go::GameState& state, int depth);
+  // Subtree value bias: gives a node just expanded at `state` (not the root) its entry and
+  // corrects `value` and `score` (the leaf's, side to move's view) by it.
+  void ApplySubtreeBias(Node& node, const go::GameState& state, double* value, double* score);
+  // Each node of the last playout's path with an entry updates what it adds to it.
+  void UpdateSubtreeBias();
+  // Takes subtree_bias_free_prop of what `node` and the nodes below it added out of their
+  // entries (they are about to be dropped), `kept` and its subtree excepted.
+  void ReleaseSubtreeBias(const Node& node, const Node* kept);
   // The evaluator's priors for an expanded node's children, renormalised over them.
   static void SetPriors(Node& node, const LeafEvaluation& eval, int size);
   // A reused root evaluated with fewer than root_symmetries orientations: its priors and
@@ -354,6 +408,8 @@ class Search {
   std::vector<int> halving_visits_;
   double root_net_utility_ = 0;
   std::vector<Node*> path_;  // reused across playouts
+  // Subtree value bias entries by key (node-based: the nodes' pointers stay valid).
+  std::unordered_map<uint64_t, BiasEntry> bias_table_;
 };
 
 }  // namespace tengen::search

@@ -8,12 +8,7 @@
 namespace tengen {
 namespace {
 
-uint64_t SplitMix64(uint64_t* state) {
-  uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
+uint64_t SplitMix64(uint64_t* state) { return MixBits(*state += 0x9E3779B97F4A7C15ULL); }
 
 }  // namespace
 

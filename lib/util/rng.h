@@ -13,6 +13,13 @@ namespace tengen {
 // exactly.
 constexpr int64_t kMaxSeed = int64_t{1} << 53;
 
+// splitmix64's finaliser: every input bit reaches every output bit (hashes, derived seeds).
+inline uint64_t MixBits(uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
 class Rng {
  public:
   using result_type = uint64_t;
