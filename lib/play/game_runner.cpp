@@ -134,23 +134,15 @@ int PlayPolicyOpening(const GameParams& params, search::LeafEvaluator& black,
     const go::Color mover = state->to_move();
     const search::LeafEvaluation eval =
         (mover == go::Color::kBlack ? black : white).Evaluate(*state);
-    double total = 0;
     for (int i = 0; i < area; ++i) {
       const go::Loc loc = search::IndexToLoc(i, size);
       const bool legal =
           state->board().At(loc) == go::Color::kEmpty && state->IsLegal({loc, mover});
       weights[static_cast<size_t>(i)] =
           legal ? std::max(0.0f, eval.policy[static_cast<size_t>(i)]) : 0;
-      total += weights[static_cast<size_t>(i)];
     }
-    if (total <= 0) break;  // no legal point with a prior: the game starts here
-    double draw = rng.UniformDouble() * total;
-    int chosen = -1;
-    for (int i = 0; i < area && draw >= 0; ++i) {
-      if (weights[static_cast<size_t>(i)] <= 0) continue;
-      chosen = i;
-      draw -= weights[static_cast<size_t>(i)];
-    }
+    const int chosen = DrawIndex(weights, rng);
+    if (chosen < 0) break;  // no legal point with a prior: the game starts here
     state->Play({search::IndexToLoc(chosen, size), mover});
     ++played;
   }

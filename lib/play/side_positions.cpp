@@ -16,7 +16,6 @@ go::Loc DrawSideMove(const std::vector<float>& priors, const go::GameState& stat
   // 0: uniform among the legal points.
   const double temperature = r < 0.70 ? 1.0 : r < 0.95 ? 2.0 : 0.0;
   std::vector<double> weights(static_cast<size_t>(size) * size + 1, 0.0);
-  double total = 0;
   for (int index = 0; index <= size * size; ++index) {
     const go::Loc loc = search::IndexToLoc(index, size);
     const double prior = std::max(0.0f, priors[static_cast<size_t>(index)]);
@@ -26,19 +25,11 @@ go::Loc DrawSideMove(const std::vector<float>& priors, const go::GameState& stat
     } else if (state.board().At(loc) != go::Color::kEmpty || !state.IsLegal({loc, mover})) {
       continue;
     }
-    const double weight = temperature <= 0 ? 1.0 : std::pow(prior, 1.0 / temperature);
-    weights[static_cast<size_t>(index)] = weight;
-    total += weight;
+    weights[static_cast<size_t>(index)] =
+        temperature <= 0 ? 1.0 : std::pow(prior, 1.0 / temperature);
   }
-  if (total <= 0) return go::kNullLoc;
-  double draw = rng.UniformDouble() * total;
-  int chosen = -1;
-  for (int index = 0; index <= size * size && draw >= 0; ++index) {
-    if (weights[static_cast<size_t>(index)] <= 0) continue;
-    chosen = index;
-    draw -= weights[static_cast<size_t>(index)];
-  }
-  return search::IndexToLoc(chosen, size);
+  const int chosen = DrawIndex(weights, rng);
+  return chosen < 0 ? go::kNullLoc : search::IndexToLoc(chosen, size);
 }
 
 void NoteSidePosition(const GameParams& params, const go::GameState& state,

@@ -182,21 +182,14 @@ go::Loc SearchResult::ChooseMove(double temperature, Rng& rng) const {
     if (i != pass) top = std::max(top, policy_target[i]);
   if (top <= 0) return best_move;
   std::vector<double> weights(policy_target.size(), 0.0);
-  double total = 0;
   for (size_t i = 0; i < weights.size(); ++i) {
     // (p / top)^(1/T) stays in (0, 1] for any temperature, so low temperatures cannot underflow
     // every weight to zero.
     if (policy_target[i] > 0 && i != pass)
       weights[i] = std::pow(policy_target[i] / top, 1.0 / temperature);
-    total += weights[i];
   }
-  double draw = rng.UniformDouble() * total;
-  for (size_t i = 0; i < weights.size(); ++i) {
-    if (weights[i] <= 0) continue;
-    draw -= weights[i];
-    if (draw < 0) return IndexToLoc(static_cast<int>(i), size);
-  }
-  return best_move;  // rounding at the very end of the range
+  const int chosen = DrawIndex(weights, rng);
+  return chosen < 0 ? best_move : IndexToLoc(chosen, size);
 }
 
 bool SearchResult::DropPass() {

@@ -25,6 +25,21 @@ uint64_t SeedOrFresh(int64_t seed) {
   return Rng().Next() % static_cast<uint64_t>(kMaxSeed) + 1;
 }
 
+int DrawIndex(const std::vector<double>& weights, Rng& rng) {
+  double total = 0;
+  for (double w : weights) total += w;
+  if (total <= 0) return -1;
+  double draw = rng.UniformDouble() * total;
+  int last = -1;
+  for (size_t i = 0; i < weights.size(); ++i) {
+    if (weights[i] <= 0) continue;
+    last = static_cast<int>(i);
+    draw -= weights[i];
+    if (draw < 0) break;
+  }
+  return last;  // the last positive weight also takes what rounding leaves at the very end
+}
+
 void Rng::Reseed(uint64_t seed) {
   seed_ = seed;
   uint64_t state = seed;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 namespace tengen {
 
@@ -68,5 +69,9 @@ class Rng {
 // `seed` when it is not 0; otherwise a fresh seed in [1, kMaxSeed], which a program logs so that
 // the run can be replayed by passing it back as its seed option.
 uint64_t SeedOrFresh(int64_t seed);
+
+// An index of `weights` (none negative) drawn with probability proportional to its weight; -1,
+// and nothing drawn from `rng`, when they sum to 0.
+int DrawIndex(const std::vector<double>& weights, Rng& rng);
 
 }  // namespace tengen
