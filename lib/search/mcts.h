@@ -68,33 +68,8 @@
 // own in atari (it can save the chain). off searches every legal move (tengen-gtp's default:
 // against an opponent, the vital point of one's own eye space must stay playable).
 //
-// Gumbel root selection (gumbel: in cheap or in all searches; Danihelka et al. 2022, "Policy
-// improvement by planning with Gumbel") in place of PUCT at the root: each move with a prior
-// gets a key log P + g, g drawn from Gumbel(0, 1), and the gumbel_moves moves with the largest
-// keys are considered. Sequential halving spreads the search's visits over them in
-// rounds, each round over the better half of the last one's moves (by key + sigma(Q)), each of
-// them visited equally often (the schedule of DeepMind's reference implementation, mctx:
-// SequentialHalvingVisits). sigma(Q) = (gumbel_c_visit + the most visits of a root child) *
-// gumbel_c_scale * Q', where Q' is a move's utility (an unvisited move's: the mix of the net's
-// value of the root and the visited moves' utilities weighted by their priors), penalised by
-// the ending bonus and rescaled to [0, 1] over the moves with a prior. The move to play is the
-// one with the largest key + sigma(Q) among the most visited (the Gumbel draw is the
-// exploration: no temperature applies to it), and the policy target is softmax(log P +
-// sigma(Q)) over every move with a prior, visited or not. Such a search starts from a fresh
-// tree and adds no Dirichlet noise, root temperature or forced playouts; below the root it is
-// PUCT as above.
-//
-// Subtree value bias correction (subtree_bias_factor; KataGo's subtreeValueBiasFactor). A net
-// tends to misjudge a local shape the same way wherever it meets it. Every node below the root
-// whose move and the move before it are both on the board has a key (SubtreeBiasKey: the two
-// moves, the mover, the ko point and the 5x5 neighbourhood of its move after it was played,
-// stones and which of them are in atari), and nodes with one key share an entry. Each expanded
-// node keeps in its entry, weighted by (its visits below itself)^subtree_bias_weight_exponent,
-// how far the mean of the playouts below it lies from its own net evaluation, in value and in
-// score. A node expanded later starts from its net evaluation moved by subtree_bias_factor
-// times its entry's weighted mean difference (the value kept within [-1, 1]). The entries last
-// for the game: SetPosition starts afresh, and when a subtree is dropped (tree reuse,
-// ClearTree) subtree_bias_free_prop of each of its nodes' contributions is taken back out.
+// Gumbel root selection (gumbel) and subtree value bias correction (subtree_bias_factor):
+// search/gumbel.h and search/subtree_bias.h.
 
 #include <cstdint>
 #include <functional>
@@ -105,7 +80,9 @@
 
 #include "go/game.h"
 #include "go/types.h"
+#include "search/gumbel.h"
 #include "search/leaf_evaluator.h"
+#include "search/subtree_bias.h"
 #include "util/rng.h"
 
 namespace tengen::search {
@@ -116,13 +93,6 @@ enum class NoFill { kOff, kAfterPass, kOncePassed };
 const char* NoFillName(NoFill rule);
 std::vector<std::string> NoFillNames();  // every rule's name, in the enum's order
 NoFill ParseNoFill(const std::string& name);
-
-// Which searches select the root's children by Gumbel sequential halving (header comment).
-enum class Gumbel { kOff, kCheap, kAll };
-// "off", "cheap", "all"; ParseGumbel throws ConfigError for another name.
-const char* GumbelName(Gumbel use);
-std::vector<std::string> GumbelNames();  // every choice's name, in the enum's order
-Gumbel ParseGumbel(const std::string& name);
 
 struct SearchParams {
   // PUCT exploration constant. KataGo's cpuctExploration is 1.0 and grows by
@@ -161,22 +131,18 @@ struct SearchParams {
   // rootNumSymmetriesToSample): a root evaluated with fewer (a reused tree's) is evaluated
   // again at the start of a Run and its children get the averaged priors.
   int root_symmetries = 1;
-  // Gumbel root selection (header comment); the constants are the reference implementation's
+  // Gumbel root selection (search/gumbel.h); the constants are the reference implementation's
   // (mctx: max_num_considered_actions, maxvisit_init, value_scale).
   Gumbel gumbel = Gumbel::kOff;
   int gumbel_moves = 16;
   double gumbel_c_visit = 50;
   double gumbel_c_scale = 0.1;
-  // Subtree value bias correction (header comment): 0 turns it off. KataGo's selfplay uses
+  // Subtree value bias correction (search/subtree_bias.h): 0 turns it off. KataGo's selfplay uses
   // 0.30 and exponent 0.8, its play 0.45 and 0.85; free_prop is its default, 0.8.
   double subtree_bias_factor = 0;
   double subtree_bias_weight_exponent = 0.8;
   double subtree_bias_free_prop = 0.8;
 };
-
-// The subtree value bias key of the node reached by the last move of `state` (header comment);
-// 0 when that move or the one before it is a pass or missing (such nodes have no entry).
-uint64_t SubtreeBiasKey(const go::GameState& state);
 
 // True when the side to move has a legal move, not a self-atari, on an empty point that
 // Tromp-Taylor counts for nobody (see the header comment).
@@ -192,13 +158,6 @@ double ScoreValueSlope(double score, double center, double scale, int area);
 // spread is the largest possible (range: the utility's largest magnitude) weighs 1 / visits^2
 // playouts, so that a move with few visits and, by chance, no spread yet is not trusted.
 double UtilityLcb(double utility, double stdev, int visits, double stdevs, double range);
-
-// Sequential halving's schedule for `simulations` visits over `considered` moves: entry k is
-// the visits that the child chosen by the k-th simulation has before it (the best by key +
-// sigma(Q) among those with exactly that many). Rounds of ceil(log2(considered)): each visits
-// the round's moves max(1, simulations / (rounds * moves)) times each, then halves the moves
-// (to no fewer than 2) until the budget is spent. considered <= 1: 0, 1, 2, ...
-std::vector<int> SequentialHalvingVisits(int considered, int simulations);
 
 // What a search found at the root. Vectors have size * size + 1 entries indexed by MoveIndex.
 struct SearchResult {
@@ -299,7 +258,7 @@ class Search {
   // The evaluator's ownership at the root (size * size, root side to move's view), or empty.
   const std::vector<float>& root_ownership() const { return root_.ownership; }
   const SearchParams& params() const { return params_; }
-  // The subtree value bias entries (header comment), each as its weighted mean difference in
+  // The subtree value bias entries (search/subtree_bias.h), each as its weighted mean difference in
   // value (from the view of the player who moved into its nodes; 0 while it weighs nothing)
   // and its weight.
   std::vector<std::pair<double, double>> SubtreeBiasEntries() const;
@@ -328,9 +287,9 @@ class Search {
     bool ownership_known = false;
     std::vector<float> ownership;
     std::vector<Node> children;
-    // Subtree value bias (header comment), for a node with an entry: the net's own evaluation
-    // and what this node backed up for it (corrected), both from the view of the player who
-    // moved into it, and what it last added to the entry.
+    // Subtree value bias (search/subtree_bias.h), for a node with an entry: the net's own
+    // evaluation and what this node backed up for it (corrected), both from the view of the player
+    // who moved into it, and what it last added to the entry.
     BiasEntry* bias = nullptr;
     float net_value = 0, net_score = 0;
     float own_value = 0, own_score = 0;
@@ -372,11 +331,11 @@ class Search {
   // Draws the Gumbel keys of the root's children, keeps the gumbel_moves largest and lays out
   // sequential halving's schedule up to `visits` root visits.
   void PrepareGumbel(int visits);
-  // sigma(completed Q) of each root child (header comment; 0 for a child without a prior).
+  // sigma(completed Q) of each root child (search/gumbel.h; 0 for a child without a prior).
   std::vector<double> GumbelSigma(double center) const;
   // The root child that the next simulation of sequential halving visits.
   int SelectGumbelChild(double center) const;
-  // The Gumbel search's move and policy target (header comment).
+  // The Gumbel search's move and policy target (search/gumbel.h).
   void SetGumbelOutcome(SearchResult* result) const;
   // The visits each root child contributes to the policy target of a PUCT search: its visits,
   // pruned of forced playouts after a full search that forced them (MakeResult).
@@ -400,7 +359,7 @@ class Search {
   bool root_pass_banned_ = false;
   bool full_search_ = false;
   bool forced_playouts_ = false;
-  // A Gumbel search (header comment), valid during a Run: whether this Run is one, each root
+  // A Gumbel search (search/gumbel.h), valid during a Run: whether this Run is one, each root
   // child's key (log P + g; -infinity: not considered), the schedule (SequentialHalvingVisits)
   // and the net's evaluation of the root as utility.
   bool gumbel_ = false;
