@@ -59,6 +59,21 @@ ConfigSpec MakeSpec() {
   return spec;
 }
 
+// Each setting taken from KataGo's config or -override-config, parsed on its own first, so that
+// a bad value is named as the user wrote it (KataGo's key, the file) and not as its translation.
+void CheckTranslatedSettings(const ConfigSpec& spec, const analysis::TranslatedArgs& translated,
+                             const char* program) {
+  for (const analysis::TranslatedSetting& setting : translated.settings) {
+    Config scratch(spec);
+    const char* const one[] = {program, "--set", setting.assignment.c_str()};
+    try {
+      ParseCommandLine(spec, 3, one, scratch);
+    } catch (const ConfigError& e) {
+      throw ConfigError(setting.origin + ": " + e.what());
+    }
+  }
+}
+
 int Main(int argc, const char* const argv[]) {
   const ConfigSpec spec = MakeSpec();
   Config config(spec);
@@ -71,6 +86,7 @@ int Main(int argc, const char* const argv[]) {
     for (const std::string& ignored : translated.ignored) {
       logger.Info("KataGo setting not used: " + ignored);
     }
+    CheckTranslatedSettings(spec, translated, argv[0]);
     std::vector<const char*> args = {argv[0]};
     for (const std::string& arg : translated.args) args.push_back(arg.c_str());
     ParseCommandLine(spec, static_cast<int>(args.size()), args.data(), config);

@@ -58,7 +58,7 @@ for value in "$hours" "$slice"; do
   [[ $value =~ ^[0-9]*\.?[0-9]+$ ]] || die "--hours and --slice must be numbers, got '$value'"
 done
 [[ $games =~ ^[1-9][0-9]*$ ]] || die "--games must be a positive number, got '$games'"
-[[ $rate_games =~ ^[0-9]+$ ]] || die "--rate-games must be a number, got '$rate_games'"
+[[ $rate_games =~ ^(0|[1-9][0-9]*)$ ]] || die "--rate-games must be a number, got '$rate_games'"
 ((${#arm_specs[@]} >= 2)) || die "give at least two --arm NAME=OPTIONS, got ${#arm_specs[@]}"
 
 # Each arm's USEGATING and loop options, by index.

@@ -128,19 +128,28 @@ int Main(int argc, const char* const argv[]) {
     throw ConfigError("name1 and name2: the ladder needs two different names");
   }
 
+  // A ladder file that cannot be read is an error now, not after the games.
+  if (!ladder.empty()) match::ReadLadder(ladder);
+
   InstallStopSignalHandlers();
   const StopToken stop = StopToken::FromSignals();
   logger.Info(StartupMessage("tengen-match", config));
   const match::MatchReport report =
       match::RunMatch(options, logger, [&stop] { return stop.stop_requested(); });
-  if (report.resumed_games == options.games) {
-    logger.Info(StrCat("the match in ", options.output_dir,
-                       " was complete already: nothing played, the ladder not updated"));
-  }
+  const bool complete_before = report.resumed_games == options.games;
+  if (complete_before)
+    logger.Info(
+        StrCat("the match in ", options.output_dir, " was complete already: nothing played"));
   std::cout << match::MatchSummary(report) << "\n";
   const std::optional<match::LadderMatch> result = match::LadderResult(report, options);
-  if (!ladder.empty() && result)
-    std::cout << match::FormatRatings(match::UpdateLadder(ladder, anchors, result));
+  if (!ladder.empty() && result) {
+    if (complete_before && match::HoldsMatch(match::ReadLadder(ladder), *result)) {
+      logger.Info("the ladder has this match already: not added again");
+    } else {
+      if (complete_before) logger.Warning("the ladder did not have this match: added now");
+      std::cout << match::FormatRatings(match::UpdateLadder(ladder, anchors, result));
+    }
+  }
   if (!report.complete) {
     // A script that runs matches in turn (strength_run.sh) must stop too, not go on.
     logger.Warning(StrCat("stopped after ", report.games.size(), " of ", options.games,

@@ -36,7 +36,7 @@ done
 (($# >= 1)) || usage
 base=$1
 shift
-[[ $timeout =~ ^[0-9]+$ ]] || { echo "stop_all.sh: --timeout must be whole seconds, got '$timeout'" >&2; exit 2; }
+[[ $timeout =~ ^(0|[1-9][0-9]*)$ ]] || { echo "stop_all.sh: --timeout must be whole seconds, got '$timeout'" >&2; exit 2; }
 programs=("$@")
 for program in "${programs[@]}"; do
   case $program in

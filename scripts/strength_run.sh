@@ -52,6 +52,8 @@ positional=()
 loop_options=(--ladder-games 0)
 while (($#)); do
   case $1 in
+    --hours|--every|--games|--gnugo-levels|--visits|--board-size|--handicap-games)
+      (($# >= 2)) || { echo "strength_run.sh: $1 needs a value" >&2; exit 2; } ;;&
     --hours) hours=$2; shift 2 ;;
     --every) every=$2; shift 2 ;;
     --games) games=$2; shift 2 ;;
@@ -71,8 +73,8 @@ done
 [[ $hours =~ ^[0-9]*\.?[0-9]+$ ]] || { echo "strength_run.sh: --hours must be a number, got '$hours'" >&2; exit 2; }
 [[ $every =~ ^[0-9]*\.?[0-9]+$ ]] || { echo "strength_run.sh: --every must be a number, got '$every'" >&2; exit 2; }
 [[ $games =~ ^[1-9][0-9]*$ ]] || { echo "strength_run.sh: --games must be a positive number, got '$games'" >&2; exit 2; }
-[[ $board_size =~ ^[0-9]+$ ]] || { echo "strength_run.sh: --board-size must be a number, got '$board_size'" >&2; exit 2; }
-[[ $handicap_games =~ ^[0-9]+$ ]] || { echo "strength_run.sh: --handicap-games must be a number, got '$handicap_games'" >&2; exit 2; }
+[[ $board_size =~ ^[1-9][0-9]*$ ]] && ((board_size >= 2 && board_size <= 19)) || { echo "strength_run.sh: --board-size must be 2 to 19, got '$board_size'" >&2; exit 2; }
+[[ $handicap_games =~ ^(0|[1-9][0-9]*)$ ]] || { echo "strength_run.sh: --handicap-games must be a number, got '$handicap_games'" >&2; exit 2; }
 [[ $visits =~ ^[1-9][0-9]*$ ]] || { echo "strength_run.sh: --visits must be a positive number, got '$visits'" >&2; exit 2; }
 [[ $levels =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "strength_run.sh: --gnugo-levels must look like 1,5,10, got '$levels'" >&2; exit 2; }
 ensure_packages gnugo
@@ -177,12 +179,13 @@ rated_nets() {
 # gnugo_engine LEVEL: GNU Go's command line, playing by the referee's rules.
 gnugo_engine() { echo "$gnugo --mode gtp --level $1 --chinese-rules --positional-superko"; }
 
-# match NAME1 ENGINE1 NAME2 ENGINE2 GAMES: one match on the ladder, unless it was played already.
+# match NAME1 ENGINE1 NAME2 ENGINE2 GAMES: one match on the ladder. A match played already is run
+# again too: tengen-match plays nothing then, and puts it on the ladder if the ladder lacks it
+# (one that could not be written when the match ended).
 match() {
   local out=$base/ladder/$1-vs-$3
-  grep -qs '"complete": true' "$out/match.json" && return 0
   [[ $1 != "$3" ]] || return 0
-  echo "strength_run.sh: $1 against $3, $5 games" >&2
+  grep -qs '"complete": true' "$out/match.json" || echo "strength_run.sh: $1 against $3, $5 games" >&2
   "$bin/tengen-match" --engine1 "$2" --name1 "$1" --engine2 "$4" --name2 "$3" --games "$5" \
     --board-size "$board_size" --ladder "$base/ladder/ladder.json" --ladder-anchors gnugo-l1=0 \
     --output-dir "$out" --log-level warning

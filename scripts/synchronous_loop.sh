@@ -66,6 +66,8 @@ gpu_configs=""
 sets_selfplay=() sets_shuffler=() sets_trainer=() sets_exporter=() sets_gatekeeper=() sets_match=()
 while (($#)); do
   case $1 in
+    --cycles|--games-per-cycle|--configs|--ladder-games|--rate-every|--ladder-visits|--init-from|--set-*)
+      (($# >= 2)) || { echo "synchronous_loop.sh: $1 needs a value" >&2; exit 2; } ;;&
     --cycles) cycles=$2; shift 2 ;;
     --games-per-cycle) games=$2; shift 2 ;;
     --configs) configs=$2; shift 2 ;;
@@ -91,11 +93,11 @@ run_name=${positional[1]:-run}
 model_kind=${positional[3]:-b4c64}
 training_name=${positional[2]:-$model_kind}
 gating=${positional[4]:-0}
-[[ $cycles =~ ^[0-9]+$ ]] || { echo "synchronous_loop.sh: --cycles must be a number, got '$cycles'" >&2; exit 2; }
+[[ $cycles =~ ^(0|[1-9][0-9]*)$ ]] || { echo "synchronous_loop.sh: --cycles must be a number, got '$cycles'" >&2; exit 2; }
 [[ $games =~ ^[1-9][0-9]*$ ]] || { echo "synchronous_loop.sh: --games-per-cycle must be a positive number, got '$games'" >&2; exit 2; }
-[[ $ladder_games =~ ^[0-9]+$ ]] || { echo "synchronous_loop.sh: --ladder-games must be a number, got '$ladder_games'" >&2; exit 2; }
+[[ $ladder_games =~ ^(0|[1-9][0-9]*)$ ]] || { echo "synchronous_loop.sh: --ladder-games must be a number, got '$ladder_games'" >&2; exit 2; }
 [[ $ladder_visits =~ ^[1-9][0-9]*$ ]] || { echo "synchronous_loop.sh: --ladder-visits must be a positive number, got '$ladder_visits'" >&2; exit 2; }
-[[ $rate_every =~ ^[0-9]+$ ]] || { echo "synchronous_loop.sh: --rate-every must be a number of minutes, got '$rate_every'" >&2; exit 2; }
+[[ $rate_every =~ ^(0|[1-9][0-9]*)$ ]] || { echo "synchronous_loop.sh: --rate-every must be a number of minutes, got '$rate_every'" >&2; exit 2; }
 ((ladder_games == 0)) || [[ -x /usr/games/gnugo ]] || ensure_packages gnugo
 ((ladder_games == 0)) || [[ -x /usr/games/gnugo ]] || { echo "synchronous_loop.sh: ratings need GNU Go, and it could not be installed (apt-get install gnugo; or --ladder-games 0)" >&2; exit 2; }
 [[ $gating == 0 || $gating == 1 ]] || { echo "synchronous_loop.sh: USEGATING must be 0 or 1, got '$gating'" >&2; exit 2; }

@@ -43,7 +43,7 @@ while (($#)); do
   esac
 done
 for v in ranks nodes node_rank master_port kill_after; do
-  [[ ${!v} =~ ^[0-9]+$ ]] || { echo "train.sh: --${v//_/-} must be a number, got '${!v}'" >&2; exit 2; }
+  [[ ${!v} =~ ^(0|[1-9][0-9]*)$ ]] || { echo "train.sh: --${v//_/-} must be a number, got '${!v}'" >&2; exit 2; }
 done
 ((ranks >= 1 && nodes >= 1 && node_rank < nodes)) || { echo "train.sh: bad ranks/nodes/node-rank" >&2; exit 2; }
 [[ -x $bin/tengen-trainer ]] || "$root/scripts/build.sh"

@@ -224,6 +224,20 @@ TEST_CASE("analysis engine: errors, warnings and actions answer at once and the 
   CHECK(all[5].at("isDuringSearch") == false);
 }
 
+TEST_CASE("analysis engine: a line that is not UTF-8 gets an error and the engine goes on") {
+  FakeEvaluator evaluator(0.0f, 0.0f);
+  Responses out;
+  AnalysisEngine engine(Options(), {&evaluator}, out.Writer());
+  engine.Submit("{\"id\":\"u\",\"x\":\"\xff\"}");
+  engine.Submit(Query("ok", R"("moves":[])"));
+  engine.Finish();
+  const std::vector<Json> all = out.All();
+  REQUIRE(all.size() == 2);
+  CHECK(Contains(all[0].at("error").get<std::string>(), "could not parse"));
+  CHECK(all[1].at("id") == "ok");
+  CHECK(all[1].at("isDuringSearch") == false);
+}
+
 TEST_CASE("analysis engine: the higher priority first, then the order of arrival") {
   FakeEvaluator evaluator(0.0f, 0.0f);
   Responses out;

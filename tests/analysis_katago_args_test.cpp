@@ -24,15 +24,24 @@ TEST_CASE("KataGo's command line: model, config file and overrides become tengen
   CHECK(IsKataGoCommandLine({"analysis", "-model", "m"}));
   CHECK_FALSE(IsKataGoCommandLine({"--model", "m"}));
   CHECK_FALSE(IsKataGoCommandLine({}));
-  const TranslatedArgs t = TranslateKataGoArgs(
-      {"analysis", "-model", "/nets/x", "-config", config, "-override-config",
-       "homeDataDir=/home/k, maxVisits=40", "-analysis-threads", "3", "-quit-without-waiting"});
+  const TranslatedArgs t =
+      TranslateKataGoArgs({"analysis", "-model", "/nets/x", "-config", config, "-override-config",
+                           "homeDataDir=/home/k, maxVisits=40, reportAnalysisWinratesAs=sidetomove",
+                           "-analysis-threads", "3", "-quit-without-waiting"});
   const std::vector<std::string> expected = {
-      "--model", "/nets/x",           "--set", "report_analysis_winrates_as=BLACK",
-      "--set",   "max_visits=500",    "--set", "analysis_threads=12",
-      "--set",   "max_visits=40",  // later wins, as KataGo's overrides do
+      "--model", "/nets/x",
+      "--set",   "report_analysis_winrates_as=BLACK",
+      "--set",   "max_visits=500",
+      "--set",   "analysis_threads=12",
+      "--set",   "max_visits=40",                           // later wins, as KataGo's overrides do
+      "--set",   "report_analysis_winrates_as=SIDETOMOVE",  // the view in any case
       "--set",   "analysis_threads=3"};
   CHECK(t.args == expected);
+  // Each setting taken says where it came from, as the user wrote it.
+  REQUIRE(t.settings.size() == 5);
+  CHECK(t.settings[1].assignment == "max_visits=500");
+  CHECK(t.settings[1].origin == "maxVisits = 500 (in " + config + ")");
+  CHECK(t.settings[4].origin == "reportAnalysisWinratesAs = sidetomove (in -override-config)");
   REQUIRE(t.ignored.size() == 3);
   CHECK(t.ignored[0] == "nnCacheSizePowerOfTwo (" + config + ")");
   CHECK(t.ignored[1] == "homeDataDir (-override-config)");

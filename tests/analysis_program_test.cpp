@@ -146,6 +146,11 @@ TEST_CASE("tengen-analysis: started with KataGo's command line, as KaTrain start
   const ProcessResult bad = RunProcess({kBinary, "analysis", "-model", kNet, "-gtp-mode", "1"});
   CHECK(bad.exit_code == 2);
   CHECK(Contains(bad.output, "-gtp-mode"));
+  // A bad value is named as written, with where it was written.
+  const ProcessResult visits =
+      RunProcess({kBinary, "analysis", "-model", kNet, "-override-config", "maxVisits=1e9"});
+  CHECK(visits.exit_code == 2);
+  CHECK(Contains(visits.output, "maxVisits = 1e9 (in -override-config): "));
 }
 
 TEST_CASE("tengen-analysis: usage errors exit 2 and name the key") {

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <boost/filesystem.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -32,28 +33,29 @@ TEST_CASE("tengen-match: tengen-gtp against GNU Go level 1, with the ladder") {
   TempDir base;
   const std::string out = base / "match";
   const std::string ladder = base / "ladder/ladder.json";
-  const ProcessResult run =
-      RunProcess({kMatch,
-                  "--engine1",
-                  kTengen + " --visits 16 --seed 3 --verbose false --board-size 7",
-                  "--engine2",
-                  kGnuGo + " --mode gtp --level 1 --chinese-rules --positional-superko --seed 3",
-                  "--games",
-                  "2",
-                  "--board-size",
-                  "7",
-                  "--set",
-                  "rules.komi=7.5",
-                  "--output-dir",
-                  out,
-                  "--name1",
-                  "tengen-random",
-                  "--name2",
-                  "gnugo-l1",
-                  "--ladder",
-                  ladder,
-                  "--ladder-anchors",
-                  "gnugo-l1=0"});
+  const std::vector<std::string> command = {
+      kMatch,
+      "--engine1",
+      kTengen + " --visits 16 --seed 3 --verbose false --board-size 7",
+      "--engine2",
+      kGnuGo + " --mode gtp --level 1 --chinese-rules --positional-superko --seed 3",
+      "--games",
+      "2",
+      "--board-size",
+      "7",
+      "--set",
+      "rules.komi=7.5",
+      "--output-dir",
+      out,
+      "--name1",
+      "tengen-random",
+      "--name2",
+      "gnugo-l1",
+      "--ladder",
+      ladder,
+      "--ladder-anchors",
+      "gnugo-l1=0"};
+  const ProcessResult run = RunProcess(command);
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
   CHECK(run.output.find("tengen-random vs gnugo-l1: ") != std::string::npos);
@@ -93,6 +95,37 @@ TEST_CASE("tengen-match: tengen-gtp against GNU Go level 1, with the ladder") {
   CHECK(show.exit_code == 0);
   CHECK(show.output.find("tengen-random") != std::string::npos);
   CHECK(show.output.find("anchor") != std::string::npos);
+
+  // The complete match run again plays nothing and leaves the ladder as it is; with a ladder
+  // that lacks it (one that could not be written when it ended), it puts it there, once.
+  const ProcessResult again = RunProcess(command);
+  INFO(again.output);
+  CHECK(again.exit_code == 0);
+  CHECK(ReadLadder(ladder).matches.size() == 1);
+  boost::filesystem::remove(ladder);
+  const ProcessResult restored = RunProcess(command);
+  INFO(restored.output);
+  CHECK(restored.exit_code == 0);
+  CHECK(restored.output.find("added now") != std::string::npos);
+  const Ladder rebuilt = ReadLadder(ladder);
+  REQUIRE(rebuilt.matches.size() == 1);
+  CHECK(rebuilt.matches[0].wins == saved.matches[0].wins);
+  CHECK(rebuilt.matches[0].match_dir == saved.matches[0].match_dir);
+  CHECK(RunProcess(command).exit_code == 0);
+  CHECK(ReadLadder(ladder).matches.size() == 1);
+}
+
+TEST_CASE("tengen-match: a ladder file that cannot be read is an error before any game") {
+  TempDir dir;
+  const std::string ladder = dir / "ladder.json";
+  PublishFile(ladder, "not json\n");
+  const ProcessResult run =
+      RunProcess({kMatch, "--engine1", "x", "--engine2", "y", "--name1", "a", "--name2", "b",
+                  "--output-dir", dir / "match", "--ladder", ladder});
+  INFO(run.output);
+  CHECK(run.exit_code != 0);
+  CHECK(run.output.find("ladder file " + ladder) != std::string::npos);
+  CHECK_FALSE(boost::filesystem::exists(dir / "match/match.json"));
 }
 
 TEST_CASE("tengen-match: usage errors exit 2") {

@@ -137,6 +137,56 @@ TEST_CASE("ladder: the file is appended to and recomputed on every update") {
   CHECK_THROWS_AS(ReadLadder(dir / "foreign.json"), FormatError);
   dir.Write("garbage.json", "{not json");
   CHECK_THROWS_AS(ReadLadder(dir / "garbage.json"), FormatError);
+  // A field of the wrong type is named with where it is and what it holds.
+  const auto bad_match = [&](const std::string& match) {
+    dir.Write("typed.json",
+              "{\"format\": \"tengen-ladder\", \"format_version\": 1, "
+              "\"anchors\": {}, \"matches\": [" +
+                  match + "]}");
+    return dir / "typed.json";
+  };
+  CHECK_THROWS_WITH_AS(ReadLadder(bad_match(R"({"a": "x", "b": "y", "wins": "3", "losses": 1,
+                                                "draws": 0})")),
+                       doctest::Contains("matches[0].wins: expected a whole number, got \"3\""),
+                       FormatError);
+  CHECK_THROWS_WITH_AS(ReadLadder(bad_match(R"({"a": "x", "b": "y", "wins": 2.7, "losses": 1,
+                                                "draws": 0})")),
+                       doctest::Contains("matches[0].wins: expected a whole number, got 2.7"),
+                       FormatError);
+  CHECK_THROWS_WITH_AS(ReadLadder(bad_match(R"({"a": "x", "wins": 2, "losses": 1, "draws": 0})")),
+                       doctest::Contains("matches[0].b: missing"), FormatError);
+  dir.Write("anchor.json",
+            "{\"format\": \"tengen-ladder\", \"format_version\": 1, "
+            "\"anchors\": {\"x\": \"0\"}, \"matches\": []}");
+  CHECK_THROWS_WITH_AS(ReadLadder(dir / "anchor.json"),
+                       doctest::Contains("anchors.x: expected a number"), FormatError);
+}
+
+TEST_CASE("ladder: a match is held by its players, result and directory (or an unknown one)") {
+  TempDir dir;
+  const std::string path = dir / "ladder.json";
+  LadderMatch first = Result("m1", "gnugo-l1", 3, 1);
+  first.match_dir = "/runs/a/m1-vs-gnugo-l1";
+  UpdateLadder(path, {{"gnugo-l1", 0}}, first);
+  const Ladder ladder = ReadLadder(path);
+  REQUIRE(ladder.matches.size() == 1);
+  CHECK(ladder.matches[0].match_dir == first.match_dir);  // written and read back
+  CHECK(HoldsMatch(ladder, first));
+  LadderMatch elsewhere = first;  // the same score in another match
+  elsewhere.match_dir = "/runs/b/m1-vs-gnugo-l1";
+  CHECK_FALSE(HoldsMatch(ladder, elsewhere));
+  LadderMatch other_score = first;
+  other_score.wins = 2;
+  other_score.losses = 2;
+  CHECK_FALSE(HoldsMatch(ladder, other_score));
+  LadderMatch other_players = first;
+  other_players.b = "gnugo-l5";
+  CHECK_FALSE(HoldsMatch(ladder, other_players));
+  // An older file's entry has no directory: a match with its players and result is taken as it.
+  Ladder old;
+  old.matches.push_back(Result("m1", "gnugo-l1", 3, 1));
+  CHECK(HoldsMatch(old, elsewhere));
+  CHECK_FALSE(HoldsMatch(old, other_score));
 }
 
 }  // namespace

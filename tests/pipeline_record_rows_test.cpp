@@ -154,7 +154,7 @@ TEST_CASE("record rows: a smaller board, resignation, two passes, and the games 
   }
 }
 
-TEST_CASE("record rows: a directory of records into shards; bad files skipped and counted") {
+TEST_CASE("record rows: a directory of records into shards; bad files and games skipped, counted") {
   testing::TempDir dir;
   const std::string in = dir / "records";
   EnsureDirectory(in + "/nested");
@@ -162,6 +162,8 @@ TEST_CASE("record rows: a directory of records into shards; bad files skipped an
   dir.Write("records/two.SGFS",
             "(;SZ[9]RE[W+R];B[ee];W[cc])\n(;SZ[9];B[ee];W[cc])\n");  // the second has no result
   dir.Write("records/bad.sgf", "this is not a game record (((");
+  // A collection with a game whose move is off the board: that game goes, the other stays.
+  dir.Write("records/mixed.sgfs", "(;SZ[9]RE[B+1];B[zz])\n(;SZ[9]RE[B+1];B[ee])\n");
   dir.Write("records/notes.txt", "(;SZ[9]RE[B+1];B[ee])");  // not a record file: not read
   dir.Write("records/nested/deep.sgf", "(;SZ[7]RE[0];B[dd];W[cc];B[ee];W[ff])");
   ConvertOptions options;
@@ -170,12 +172,13 @@ TEST_CASE("record rows: a directory of records into shards; bad files skipped an
   options.rows_per_shard = 4;
   Logger logger(LogLevel::kError);
   const ConvertSummary s = ConvertRecords(options, logger);
-  CHECK(s.files == 4);
+  CHECK(s.files == 5);
   CHECK(s.bad_files == 2);
-  CHECK(s.games == 3);
+  CHECK(s.games == 4);
   CHECK(s.skipped[static_cast<int>(Skip::kNoResult)] == 1);
-  CHECK(s.rows == 3 + 2 + 4);
-  CHECK(s.shards == 3);  // 4 + 4 + 1
+  CHECK(s.skipped[static_cast<int>(Skip::kMalformed)] == 1);
+  CHECK(s.rows == 3 + 2 + 4 + 1);
+  CHECK(s.shards == 3);  // 4 + 4 + 2
   int64_t rows = 0;
   for (const std::string& name : ListPublished(options.output_dir)) {
     CAPTURE(name);
@@ -202,6 +205,11 @@ TEST_CASE("tengen-sgf2npz: a summary line, and usage errors that exit 2") {
                  "files: 2 read, 1 bad; games: 1 converted, skipped: none; "
                  "rows: 3 in 1 shards in " +
                      (dir / "out")));
+  // Nothing converted: the summary, then an error.
+  const ProcessResult none = RunProcess({program, bad, "--output-dir", dir / "none"});
+  CHECK(none.exit_code == 1);
+  CHECK(Contains(none.output, "games: 0 converted"));
+  CHECK(Contains(none.output, "no game could be converted"));
   CHECK(RunProcess({program, good}).exit_code == 2);                         // no output_dir
   CHECK(RunProcess({program, "--output-dir", dir / "out"}).exit_code == 2);  // no input
   const ProcessResult help = RunProcess({program, "--help"});

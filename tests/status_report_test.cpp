@@ -143,6 +143,12 @@ TEST_CASE("report: the embedded data of a run and an atomic write") {
 
   CHECK(RunProcess({kReport, dir / "base"}).exit_code == 2);  // no --output
   CHECK(RunProcess({kReport, "--output", out}).exit_code == 2);
+  // A base directory that is not there: an error naming it, and no page.
+  const std::string nowhere = dir / "report-of-nothing.html";
+  const ProcessResult missing = RunProcess({kReport, dir / "no-such-run", "--output", nowhere});
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.output.find(dir / "no-such-run") != std::string::npos);
+  CHECK_FALSE(boost::filesystem::exists(nowhere));
 }
 
 TEST_CASE("report: headless Chromium draws every chart of a run") {

@@ -420,6 +420,9 @@ TEST_CASE("status: tengen-status prints text and JSON and checks its options") {
   CHECK(j["disk"]["free_bytes"].is_number());
 
   CHECK(RunProcess({kStatus}).exit_code == 2);  // no base directory
+  const ProcessResult missing = RunProcess({kStatus, dir / "no-such-run"});
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.output.find(dir / "no-such-run") != std::string::npos);
   CHECK(RunProcess({kStatus, dir.path(), "--stale-seconds", "0"}).exit_code == 2);
   CHECK(RunProcess({kStatus, dir.path(), "--no-such-key", "1"}).exit_code == 2);
   CHECK(RunProcess({kStatus, dir.path(), dir / "other"}).exit_code == 2);

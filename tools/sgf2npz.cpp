@@ -54,6 +54,7 @@ int Main(int argc, const char* const argv[]) {
                       " converted, skipped: ", skipped.empty() ? "none" : skipped,
                       "; rows: ", s.rows, " in ", s.shards, " shards in ", options.output_dir)
             << std::endl;
+  if (s.games == 0) throw FormatError("no game could be converted (the lines above say why)");
   return 0;
 }
 

@@ -49,7 +49,9 @@ AnalysisEngine::~AnalysisEngine() {
 }
 
 void AnalysisEngine::Write(const nlohmann::json& response) {
-  const std::string line = response.dump();
+  // A parse error quotes the line, which may hold bytes that are not UTF-8: they are written as
+  // U+FFFD rather than making dump() throw and take the engine down.
+  const std::string line = response.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::lock_guard<std::mutex> lock(write_mutex_);
   write_(line);
 }

@@ -30,8 +30,11 @@ void AddSetting(const std::string& key, const std::string& value, const std::str
     out->ignored.push_back(key + " (" + where + ")");
     return;
   }
+  // KataGo's queries take the view in any case; its config takes it upper case.
+  const std::string taken = key == "reportAnalysisWinratesAs" ? UpperCase(value) : value;
   out->args.push_back("--set");
-  out->args.push_back(it->second + "=" + value);
+  out->args.push_back(it->second + "=" + taken);
+  out->settings.push_back({it->second + "=" + taken, key + " = " + value + " (in " + where + ")"});
 }
 
 // KataGo's config format: "key = value" lines, '#' starting a comment.

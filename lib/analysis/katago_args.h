@@ -14,9 +14,17 @@ namespace tengen::analysis {
 // Whether argv (without the program name) is KataGo's form: it starts with "analysis".
 bool IsKataGoCommandLine(const std::vector<std::string>& args);
 
+// A KataGo setting taken over: its tengen-analysis form and where it came from, so that an error
+// in its value can name what the user wrote.
+struct TranslatedSetting {
+  std::string assignment;  // "max_visits=100"
+  std::string origin;      // "maxVisits = 100 (in FILE)", "maxVisits = 100 (in -override-config)"
+};
+
 struct TranslatedArgs {
   std::vector<std::string> args;     // tengen-analysis options: --model M, --set key=value, ...
   std::vector<std::string> ignored;  // KataGo settings with no counterpart, "key (where)"
+  std::vector<TranslatedSetting> settings;  // the --set arguments that came from KataGo settings
 };
 
 // Translates `analysis -model M [-config FILE] [-override-config K=V,...] [-analysis-threads N]

@@ -183,15 +183,24 @@ void ApplySetup(const SgfNode& node, int size, SgfRecord* record) {
   }
 }
 
+// Game i of a collection converted: its record, or the error naming its number and line.
+SgfGame ConvertGame(const std::vector<ParsedGame>& games, size_t i) {
+  SgfGame game;
+  try {
+    game.record = RecordFromNodes(games[i].main_line);
+  } catch (const FormatError& e) {
+    game.error = StrCat("SGF game ", i + 1, " (line ", games[i].line, "): ", e.what());
+  }
+  return game;
+}
+
 std::vector<SgfRecord> RecordsFromGames(const std::vector<ParsedGame>& games) {
   std::vector<SgfRecord> records;
   records.reserve(games.size());
   for (size_t i = 0; i < games.size(); ++i) {
-    try {
-      records.push_back(RecordFromNodes(games[i].main_line));
-    } catch (const FormatError& e) {
-      throw FormatError(StrCat("SGF game ", i + 1, " (line ", games[i].line, "): ", e.what()));
-    }
+    SgfGame game = ConvertGame(games, i);
+    if (!game.error.empty()) throw FormatError(game.error);
+    records.push_back(std::move(game.record));
   }
   return records;
 }
@@ -382,7 +391,10 @@ std::vector<SgfRecord> ReadSgfRecords(const std::string& text) {
   return RecordsFromGames(ParseSgfGames(text));
 }
 
-std::vector<SgfRecord> ReadSgfFile(const std::string& path) {
+namespace {
+
+// The whole text of a file; IoError naming the path.
+std::string ReadSgfText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw IoError("cannot open SGF file " + path + ": " + std::strerror(errno));
@@ -394,11 +406,32 @@ std::vector<SgfRecord> ReadSgfFile(const std::string& path) {
   while (in.read(buffer, sizeof(buffer)) || in.gcount() > 0)
     contents.append(buffer, static_cast<size_t>(in.gcount()));
   if (in.bad()) throw IoError("cannot read SGF file " + path + ": " + std::strerror(errno));
+  return contents;
+}
+
+}  // namespace
+
+std::vector<SgfRecord> ReadSgfFile(const std::string& path) {
+  const std::string text = ReadSgfText(path);
   try {
-    return ReadSgfRecords(contents);
+    return ReadSgfRecords(text);
   } catch (const FormatError& e) {
     throw FormatError(path + ": " + e.what());
   }
+}
+
+std::vector<SgfGame> ReadSgfFileGames(const std::string& path) {
+  const std::string text = ReadSgfText(path);
+  std::vector<ParsedGame> parsed;
+  try {
+    parsed = ParseSgfGames(text);
+  } catch (const FormatError& e) {
+    throw FormatError(path + ": " + e.what());
+  }
+  std::vector<SgfGame> games;
+  games.reserve(parsed.size());
+  for (size_t i = 0; i < parsed.size(); ++i) games.push_back(ConvertGame(parsed, i));
+  return games;
 }
 
 }  // namespace tengen::go

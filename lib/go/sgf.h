@@ -63,4 +63,14 @@ std::vector<SgfRecord> ReadSgfRecords(const std::string& text);
 // Every game in a file; errors name the path.
 std::vector<SgfRecord> ReadSgfFile(const std::string& path);
 
+// One game of a collection read game by game: its record, or why it has none ("SGF game N
+// (line L): ..." for a bad size or coordinate).
+struct SgfGame {
+  SgfRecord record;
+  std::string error;  // empty when the record is good
+};
+// Every game in a file, each converted on its own, so that one bad game does not cost the
+// others. Throws (naming the path) only when the file cannot be read or parsed as SGF at all.
+std::vector<SgfGame> ReadSgfFileGames(const std::string& path);
+
 }  // namespace tengen::go

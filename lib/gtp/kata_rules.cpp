@@ -1,18 +1,14 @@
 #include "gtp/kata_rules.h"
 
 #include <algorithm>
-#include <cctype>
 #include <exception>
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "util/text.h"
+
 namespace tengen::gtp {
 namespace {
-
-std::string Upper(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return text;
-}
 
 // KataGo's shorthands (its GTP_Extensions.md table), field by field.
 struct Shorthand {
@@ -76,7 +72,7 @@ bool ApplyKey(const std::string& key, const nlohmann::json& value, go::Rules* ru
     *error = "syntax error: " + key + " must be a string";
     return false;
   }
-  const std::string text = Upper(value.get<std::string>());
+  const std::string text = UpperCase(value.get<std::string>());
   if (key == "ko") {
     if (text == "SIMPLE") {
       rules->ko = go::KoRule::kSimple;

@@ -17,6 +17,7 @@
 #include "util/error.h"
 #include "util/log.h"
 #include "util/publish.h"
+#include "util/text.h"
 
 namespace tengen::match {
 namespace {
@@ -79,6 +80,34 @@ std::map<std::string, double> ParseAnchors(const std::string& text) {
   return anchors;
 }
 
+namespace {
+
+// A match's field `key`, checked: FormatError naming where it is and what it holds otherwise.
+const nlohmann::json& MatchField(const nlohmann::json& match, const char* key,
+                                 const std::string& where) {
+  if (!match.is_object()) throw FormatError(where + ": expected an object, got " + match.dump());
+  if (!match.contains(key)) throw FormatError(StrCat(where, ".", key, ": missing"));
+  return match.at(key);
+}
+
+std::string StringField(const nlohmann::json& match, const char* key, const std::string& where) {
+  const nlohmann::json& value = MatchField(match, key, where);
+  if (!value.is_string()) {
+    throw FormatError(StrCat(where, ".", key, ": expected a name, got ", value.dump()));
+  }
+  return value.get<std::string>();
+}
+
+int CountField(const nlohmann::json& match, const char* key, const std::string& where) {
+  const nlohmann::json& value = MatchField(match, key, where);
+  if (!value.is_number_integer()) {
+    throw FormatError(StrCat(where, ".", key, ": expected a whole number, got ", value.dump()));
+  }
+  return value.get<int>();
+}
+
+}  // namespace
+
 Ladder ReadLadder(const std::string& path) {
   Ladder ladder;
   if (!boost::filesystem::exists(path)) return ladder;
@@ -90,18 +119,26 @@ Ladder ReadLadder(const std::string& path) {
     if (j.at("format_version").get<int>() != 1) throw FormatError("unknown format_version");
     if (!j.at("anchors").is_object()) throw FormatError("anchors is not an object");
     if (!j.at("matches").is_array()) throw FormatError("matches is not an array");
-    for (const auto& [name, elo] : j.at("anchors").items())
+    for (const auto& [name, elo] : j.at("anchors").items()) {
+      if (!elo.is_number()) {
+        throw FormatError(StrCat("anchors.", name, ": expected a number, got ", elo.dump()));
+      }
       ladder.anchors[name] = elo.get<double>();
-    for (const nlohmann::json& m : j.at("matches")) {
+    }
+    const nlohmann::json& matches = j.at("matches");
+    for (size_t i = 0; i < matches.size(); ++i) {
+      const nlohmann::json& m = matches[i];
+      const std::string where = StrCat("matches[", i, "]");
       LadderMatch match;
-      match.a = m.at("a").get<std::string>();
-      match.b = m.at("b").get<std::string>();
-      match.wins = m.at("wins").get<int>();
-      match.losses = m.at("losses").get<int>();
-      match.draws = m.at("draws").get<int>();
+      match.a = StringField(m, "a", where);
+      match.b = StringField(m, "b", where);
+      match.wins = CountField(m, "wins", where);
+      match.losses = CountField(m, "losses", where);
+      match.draws = CountField(m, "draws", where);
       match.board_size = m.value("board_size", 0);
       match.komi = m.value("komi", 0.0);
       match.time_utc = m.value("time_utc", "");
+      match.match_dir = m.value("match_dir", "");
       if (match.wins < 0 || match.losses < 0 || match.draws < 0) {
         throw FormatError("negative game count in a match of " + match.a + " and " + match.b);
       }
@@ -113,6 +150,13 @@ Ladder ReadLadder(const std::string& path) {
     throw FormatError("ladder file " + path + ": " + e.what());
   }
   return ladder;
+}
+
+bool HoldsMatch(const Ladder& ladder, const LadderMatch& match) {
+  return std::any_of(ladder.matches.begin(), ladder.matches.end(), [&](const LadderMatch& m) {
+    return m.a == match.a && m.b == match.b && m.wins == match.wins && m.losses == match.losses &&
+           m.draws == match.draws && (m.match_dir.empty() || m.match_dir == match.match_dir);
+  });
 }
 
 namespace {
@@ -312,7 +356,8 @@ std::string LadderJson(const Ladder& ladder, const std::vector<LadderRating>& ra
                             {"draws", m.draws},
                             {"board_size", m.board_size},
                             {"komi", m.komi},
-                            {"time_utc", m.time_utc}});
+                            {"time_utc", m.time_utc},
+                            {"match_dir", m.match_dir}});
   }
   j["ratings"] = nlohmann::json::array();
   for (const LadderRating& r : ratings) {

@@ -8,7 +8,8 @@
 // File format (format "tengen-ladder", format_version 1), rewritten whole and atomically on
 // every update, under an flock on <file>.lock so that two matches finishing at once both land:
 //   anchors   {name: fixed Elo}, e.g. {"gnugo-l1": 0}
-//   matches   [{a, b, wins, losses, draws (a's view), board_size, komi, time_utc}]
+//   matches   [{a, b, wins, losses, draws (a's view), board_size, komi, time_utc, match_dir}]
+//             (match_dir: the match's output directory, absolute; "" in older files)
 //   ratings   [{name, elo, low, high, games, anchor, pinned_to}], best first: derived from the
 //             matches on every update (never read back)
 //
@@ -36,6 +37,7 @@ struct LadderMatch {
   int board_size = 0;
   double komi = 0;
   std::string time_utc;
+  std::string match_dir;  // where its games are ("" when unknown)
 };
 
 struct Ladder {
@@ -56,6 +58,9 @@ std::map<std::string, double> ParseAnchors(const std::string& text);
 
 // A missing file is an empty ladder; a malformed one a FormatError naming the file.
 Ladder ReadLadder(const std::string& path);
+// True when the ladder has `match` already: an entry with its players and result, from its
+// match_dir or from an unknown one (an older file's entries).
+bool HoldsMatch(const Ladder& ladder, const LadderMatch& match);
 std::vector<LadderRating> ComputeRatings(const Ladder& ladder);
 std::string LadderJson(const Ladder& ladder, const std::vector<LadderRating>& ratings);
 // A table for people: rank, name, Elo, interval, games.

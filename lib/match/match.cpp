@@ -1,5 +1,6 @@
 #include "match/match.h"
 
+#include <boost/filesystem.hpp>
 #include <cctype>
 #include <cstdio>
 #include <cstring>
@@ -402,6 +403,7 @@ MatchReport RunMatch(const MatchOptions& options, Logger& logger,
     CountGame(outcome, &report.score);
     report.elo = pipeline::EstimateElo(report.score);
     report.games.push_back(outcome);
+    report.complete = static_cast<int>(report.games.size()) == options.games;
     logger.Info(StrCat("game ", g + 1, "/", options.games, ": ", names[0], " (B) vs ", names[1],
                        " (W): ", outcome.result, ", ", outcome.moves, " moves; ", outcome.detail));
     if (!options.output_dir.empty()) {
@@ -413,8 +415,11 @@ MatchReport RunMatch(const MatchOptions& options, Logger& logger,
       start(faulty);
     }
   }
+  // Each game's record was published as it finished (the last one says complete), and a run
+  // that played nothing leaves an earlier record as it was; a match without a finished game
+  // gets one here.
   report.complete = static_cast<int>(report.games.size()) == options.games;
-  if (!options.output_dir.empty()) {
+  if (!options.output_dir.empty() && report.games.empty()) {
     PublishFile(options.output_dir + "/match.json", MatchReportJson(report, options));
   }
   return report;
@@ -445,11 +450,7 @@ void CheckHandicap(const MatchOptions& options) {
 }
 
 std::optional<LadderMatch> LadderResult(const MatchReport& report, const MatchOptions& options) {
-  // A match that was complete before this run went on the ladder (if any) when it finished.
-  if (options.handicap > 0 || !report.complete || report.score.games() == 0 ||
-      report.resumed_games == options.games) {
-    return std::nullopt;
-  }
+  if (options.handicap > 0 || !report.complete || report.score.games() == 0) return std::nullopt;
   LadderMatch result;
   result.a = report.names[0];
   result.b = report.names[1];
@@ -458,6 +459,9 @@ std::optional<LadderMatch> LadderResult(const MatchReport& report, const MatchOp
   result.draws = report.score.draws;
   result.board_size = options.board_size;
   result.komi = options.rules.komi;
+  if (!options.output_dir.empty()) {
+    result.match_dir = boost::filesystem::absolute(options.output_dir).lexically_normal().string();
+  }
   return result;
 }
 

@@ -133,9 +133,11 @@ MatchReport RunMatch(const MatchOptions& options, Logger& logger,
 // "A vs B: 7 wins, 2 losses, 1 draw (75.0%), Elo +191 [-33, +398]"
 std::string MatchSummary(const MatchReport& report);
 
-// The result that goes on the ladder: only an even match completed by this run. A stopped match's
-// part stays off (it is completed by a later run, which then adds all its games), and a match
-// that was complete before this run is not added again.
+// The result that goes on the ladder: only an even, complete match. A stopped match's part stays
+// off (it is completed by a later run, which then adds all its games). A match that was complete
+// before this run has its result too, so that one that could not reach the ladder when it ended
+// (a ladder file that could not be written) gets there on the next run; the caller adds it only
+// when the ladder does not hold it (HoldsMatch). match_dir is output_dir, made absolute.
 std::optional<LadderMatch> LadderResult(const MatchReport& report, const MatchOptions& options);
 
 }  // namespace tengen::match

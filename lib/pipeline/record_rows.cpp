@@ -121,6 +121,8 @@ const char* SkipName(Skip skip) {
       return "illegal move or setup";
     case Skip::kNoMoves:
       return "no moves";
+    case Skip::kMalformed:
+      return "malformed record";
   }
   return "unknown";
 }
@@ -192,16 +194,22 @@ ConvertSummary ConvertRecords(const ConvertOptions& options, Logger& logger) {
   auto next_progress = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   for (const std::string& file : files) {
     ++summary.files;
-    std::vector<go::SgfRecord> records;
+    std::vector<go::SgfGame> records;
     try {
-      records = go::ReadSgfFile(file);
+      records = go::ReadSgfFileGames(file);
     } catch (const Error& e) {
       logger.Warning(std::string(e.what()) + "; file skipped");
       ++summary.bad_files;
       continue;
     }
     for (size_t g = 0; g < records.size(); ++g) {
-      const RecordRows game = RowsFromRecord(records[g], options.pos_len, RecordGameId(file, g));
+      if (!records[g].error.empty()) {
+        logger.Warning(StrCat(file, ": ", records[g].error, "; game skipped"));
+        ++summary.skipped[static_cast<int>(Skip::kMalformed)];
+        continue;
+      }
+      const RecordRows game =
+          RowsFromRecord(records[g].record, options.pos_len, RecordGameId(file, g));
       if (game.skip != Skip::kNone) {
         logger.Info(StrCat(file, ": game ", g + 1, " skipped: ", game.why));
         ++summary.skipped[static_cast<int>(game.skip)];

@@ -10,7 +10,8 @@
 //   opponent_policy  the next move (one-hot) when the opponent played it, weight 1; none for
 //               the last move or when the same colour moves twice in a row (weight 0)
 // A game without a usable result (no RE, "?", "Void"), on a board larger than pos_len, with an
-// illegal move or setup, or without moves is skipped with the reason.
+// illegal move or setup, or without moves is skipped with the reason; so is a game of a
+// collection whose record is malformed (a bad size or coordinate), the file's others kept.
 
 #include <cstdint>
 #include <optional>
@@ -33,8 +34,8 @@ struct RecordResult {
 // usable result ("", "?", "Void", anything else).
 std::optional<RecordResult> ParseRecordResult(const std::string& re);
 
-enum class Skip { kNone, kNoResult, kTooLarge, kIllegal, kNoMoves };
-constexpr int kNumSkips = 5;
+enum class Skip { kNone, kNoResult, kTooLarge, kIllegal, kNoMoves, kMalformed };
+constexpr int kNumSkips = 6;
 const char* SkipName(Skip skip);  // "no result", "board larger than pos_len", ...
 
 struct RecordRows {
@@ -56,9 +57,9 @@ struct ConvertOptions {
 
 struct ConvertSummary {
   int64_t files = 0;
-  int64_t bad_files = 0;  // unreadable, missing or not SGF: reported and skipped
-  int64_t games = 0;      // games that gave rows
-  int64_t skipped[kNumSkips] = {0, 0, 0, 0, 0};  // games skipped, by Skip
+  int64_t bad_files = 0;            // unreadable, missing or not SGF: reported and skipped
+  int64_t games = 0;                // games that gave rows
+  int64_t skipped[kNumSkips] = {};  // games skipped, by Skip
   int64_t rows = 0;
   int64_t shards = 0;
 };

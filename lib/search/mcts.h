@@ -69,7 +69,8 @@
 // against an opponent, the vital point of one's own eye space must stay playable).
 //
 // Gumbel root selection (gumbel) and subtree value bias correction (subtree_bias_factor):
-// search/gumbel.h and search/subtree_bias.h.
+// search/gumbel.h and search/subtree_bias.h. Tree, not graph: a position reached by two move
+// orders is searched twice (search/transpositions.h counts how often).
 
 #include <cstdint>
 #include <functional>
@@ -83,6 +84,7 @@
 #include "search/gumbel.h"
 #include "search/leaf_evaluator.h"
 #include "search/subtree_bias.h"
+#include "search/transpositions.h"
 #include "util/rng.h"
 
 namespace tengen::search {
@@ -262,6 +264,9 @@ class Search {
   // value (from the view of the player who moved into its nodes; 0 while it weighs nothing)
   // and its weight.
   std::vector<std::pair<double, double>> SubtreeBiasEntries() const;
+  // The positions the tree holds more than once, by other move orders (search/transpositions.h).
+  // Not during a Run on another thread.
+  TreeTranspositions CountTranspositions() const;
 
  private:
   // A subtree value bias entry: the weighted sums of the differences its nodes added.

@@ -153,10 +153,7 @@ void WriteProcesses(std::ostream& out, const RunStatus& s) {
       ++unlisted[kind];
       continue;
     }
-    std::string condition = p.condition;
-    if (condition != "alive") {
-      for (char& c : condition) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    }
+    const std::string condition = p.condition == "alive" ? p.condition : UpperCase(p.condition);
     out << "  " << h.program << " on " << h.host << " pid " << h.pid;
     if (!h.slurm.empty()) out << " (SLURM job " << pipeline::SlurmJobName(h.slurm) << ")";
     out << ": " << condition << ", '" << h.state << "', heartbeat " << Ago(s.now, h.time);

@@ -1,5 +1,7 @@
 #include "status/status_options.h"
 
+#include <boost/filesystem.hpp>
+
 #include "util/error.h"
 #include "util/option_table.h"
 #include "util/text.h"
@@ -53,7 +55,11 @@ std::optional<std::string> ParseStatusCommandLine(const ConfigSpec& spec, int ar
                                                   std::ostream& help_out) {
   const CommandLine command_line = ParseCommandLine(spec, argc, argv, config, true);
   if (AnswerHelpOrPrintConfig(spec, command_line, config, help_out)) return std::nullopt;
-  return BaseDirFromArguments(config, command_line.positional);
+  const std::string base = BaseDirFromArguments(config, command_line.positional);
+  boost::system::error_code error;
+  if (!boost::filesystem::is_directory(base, error))
+    throw ConfigError("base_dir: " + base + " is not a directory (a run's base directory)");
+  return base;
 }
 
 std::string BaseDirFromArguments(const Config& config, const std::vector<std::string>& positional) {

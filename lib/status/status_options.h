@@ -22,7 +22,7 @@ StatusOptions StatusOptionsFromConfig(const Config& config);
 std::string BaseDirFromArguments(const Config& config, const std::vector<std::string>& positional);
 // The command line of tengen-status and tengen-report: options plus BASE as the one positional
 // argument. Prints the help to help_out and returns nullopt for --help; otherwise the base
-// directory (BaseDirFromArguments).
+// directory (BaseDirFromArguments), which must be a directory (ConfigError naming it).
 std::optional<std::string> ParseStatusCommandLine(const ConfigSpec& spec, int argc,
                                                   const char* const argv[], Config& config,
                                                   std::ostream& help_out);

@@ -1,5 +1,7 @@
 #include "util/text.h"
 
+#include <cctype>
+
 namespace tengen {
 
 std::string Trim(std::string_view text) {
@@ -8,6 +10,11 @@ std::string Trim(std::string_view text) {
   if (begin == std::string_view::npos) return "";
   const size_t end = text.find_last_not_of(kSpace);
   return std::string(text.substr(begin, end - begin + 1));
+}
+
+std::string UpperCase(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
 }
 
 bool StartsWith(std::string_view text, std::string_view prefix) {

@@ -12,6 +12,8 @@ namespace tengen {
 
 // `text` without leading and trailing ASCII whitespace (space, \t, \r, \n, \f, \v).
 std::string Trim(std::string_view text);
+// ASCII letters made upper case (no locale).
+std::string UpperCase(std::string text);
 bool StartsWith(std::string_view text, std::string_view prefix);
 bool EndsWith(std::string_view text, std::string_view suffix);
 bool Contains(std::string_view text, std::string_view part);
