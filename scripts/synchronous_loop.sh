@@ -122,6 +122,35 @@ for program in selfplay shuffler trainer exporter gatekeeper; do
   [[ -x $bin/tengen-$program ]] || { echo "synchronous_loop.sh: $bin/tengen-$program is missing" >&2; exit 1; }
 done
 
+# config_args PROGRAM: the --config arguments of PROGRAM's config files, in `config_args_out`,
+# and the files, in `config_files_out`.
+config_args() {
+  config_files_out=("$configs/$1.cfg")
+  [[ -n $gpu_configs && -f $gpu_configs/$1.cfg ]] && config_files_out+=("$gpu_configs/$1.cfg")
+  config_args_out=()
+  local file
+  for file in "${config_files_out[@]}"; do config_args_out+=(--config "$file"); done
+}
+
+# check_settings: every program reads its config files and --set-PROGRAM settings now, as its
+# stage will (--print-config checks every key and value), so that a bad one is an error before
+# the first game rather than when its stage first starts (the trainer's: a cycle in).
+check_settings() {
+  local program errors
+  for program in selfplay shuffler trainer exporter gatekeeper; do
+    config_args "$program"
+    local -n extra=sets_$program
+    if ! errors=$("$bin/tengen-$program" "${config_args_out[@]}" "${extra[@]}" --print-config output_dir 2>&1 > /dev/null); then
+      errors=$(grep -v '^Try ' <<< "$errors" | sed 's/^[^:]*: usage error: //')
+      echo "synchronous_loop.sh: tengen-$program refuses its settings (${config_files_out[*]}, --set-$program): $errors" >&2
+      exit 2
+    fi
+    unset -n extra
+  done
+}
+check_settings
+check_settings
+
 mkdir -p "$base/status" "$base/models" "$base/logs"
 base=$(cd "$base" && pwd)
 # The starting model, published into a models/ that has none yet: its name does not end in
@@ -209,8 +238,10 @@ run_stage() {
   offset=$(stat -c %s "$console_log")
   stage_start=$offset
   local command=("$bin/tengen-$program")
-  [[ -f $configs/$program.cfg ]] && command+=(--config "$configs/$program.cfg" --output-dir "$base")
-  [[ -n $gpu_configs && -f $gpu_configs/$program.cfg ]] && command+=(--config "$gpu_configs/$program.cfg")
+  if [[ -f $configs/$program.cfg ]]; then
+    config_args "$program"
+    command+=("${config_args_out[@]}" --output-dir "$base")
+  fi
   local -n extra=sets_$program
   setsid "${command[@]}" "$@" "${extra[@]}" >> "$console_log" 2>&1 &
   stage_pid=$!

@@ -245,6 +245,25 @@ TEST_CASE("sgf collections and sgfs files hold several games") {
   CHECK_THROWS_AS(ReadSgfFile(dir.path()), IoError);
 }
 
+TEST_CASE("sgf games read one by one: a truncated collection keeps the games before the break") {
+  const tengen::testing::TempDir dir;
+  const std::string path =
+      dir.Write("cut.sgfs", "(;SZ[9];B[aa])\n(;SZ[9];B[zz])\n(;SZ[7];B[bb])\n(;SZ[9];B[cc];W[");
+  const std::vector<SgfGame> games = ReadSgfFileGames(path);
+  REQUIRE(games.size() == 4);
+  CHECK(games[0].error.empty());
+  CHECK(games[0].record.size == 9);
+  CHECK(Contains(games[1].error, "SGF game 2 (line 2)"));  // B[zz] is off the board
+  CHECK(games[2].error.empty());
+  CHECK(games[2].record.size == 7);
+  CHECK(Contains(games[3].error, "SGF game 4 and the rest of the file: SGF line 4"));
+  CHECK(Contains(games[3].error, "missing ']'"));
+  // Damage before the first game: nothing to keep, an error naming the file.
+  const std::string bad = dir.Write("bad.sgf", "((( no");
+  const std::string error = FormatErrorOf([&] { ReadSgfFileGames(bad); });
+  CHECK(Contains(error, bad));
+}
+
 TEST_CASE("sgf malformed input gives FormatError with its place") {
   std::string e = FormatErrorOf([] { ParseSgfCollection("(;SZ[9]\n;B[aa]C[oops\n)"); });
   CHECK(Contains(e, "line 2, column 8"));

@@ -2,7 +2,8 @@
 # scripts/synchronous_loop.sh --init-from MODEL: one cycle on a 7x7 board that starts from a
 # b1c16 model instead of the random net. The model is published into models/ as <name>-init,
 # selfplay plays it, the trainer starts from its weights, and the cycle's trained model comes
-# after it in models/. A directory that is not a model is refused before anything starts.
+# after it in models/. A directory that is not a model, and a setting a program does not take,
+# are refused before anything starts.
 #
 #   loop_init_test.sh SOURCE_DIR BIN_DIR
 set -euo pipefail
@@ -22,6 +23,14 @@ if TENGEN_BIN=$bin bash "$src/scripts/synchronous_loop.sh" "$base" init tiny b1c
   fail "a missing --init-from model was accepted"
 fi
 grep -q "not a model directory" "$work/refused.log" || { cat "$work/refused.log"; fail "no reason given"; }
+# A bad trainer setting is refused before the first game, not when training first starts.
+if TENGEN_BIN=$bin bash "$src/scripts/synchronous_loop.sh" "$base" init tiny b1c16 0 --cycles 1 \
+  "${loop_sets[@]}" --set-trainer no_such_key=1 > "$work/refused.log" 2>&1; then
+  fail "an unknown trainer key was accepted"
+fi
+grep -q "tengen-trainer refuses its settings (.*trainer.cfg, --set-trainer): --set: unknown key 'no_such_key'" \
+  "$work/refused.log" || { cat "$work/refused.log"; fail "the unknown trainer key was not named"; }
+[[ ! -e $base ]] || fail "the refused loop created its base directory"
 
 TENGEN_BIN=$bin bash "$src/scripts/synchronous_loop.sh" "$base" init tiny b1c16 0 \
   --init-from "$work/start/start-b1c16" --cycles 1 --games-per-cycle 6 --ladder-games 0 \

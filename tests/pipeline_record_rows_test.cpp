@@ -3,6 +3,7 @@
 // games, bad files, and the shards the program writes.
 
 #include <doctest/doctest.h>
+#include <boost/filesystem.hpp>
 
 #include <string>
 #include <vector>
@@ -166,19 +167,23 @@ TEST_CASE("record rows: a directory of records into shards; bad files and games 
   dir.Write("records/mixed.sgfs", "(;SZ[9]RE[B+1];B[zz])\n(;SZ[9]RE[B+1];B[ee])\n");
   dir.Write("records/notes.txt", "(;SZ[9]RE[B+1];B[ee])");  // not a record file: not read
   dir.Write("records/nested/deep.sgf", "(;SZ[7]RE[0];B[dd];W[cc];B[ee];W[ff])");
+  // Cut off in its second game: the first is kept, the rest counts as one malformed game.
+  dir.Write("records/truncated.sgfs", "(;SZ[9]RE[B+1];B[ee])\n(;SZ[9]RE[B+1];B[ee];W[c");
+  // A link to a record that is gone: a bad file, not silently nothing.
+  boost::filesystem::create_symlink(dir / "gone.sgf", in + "/gone.sgf");
   ConvertOptions options;
   options.inputs = {in, dir / "missing.sgf"};
   options.output_dir = dir / "out";
   options.rows_per_shard = 4;
   Logger logger(LogLevel::kError);
   const ConvertSummary s = ConvertRecords(options, logger);
-  CHECK(s.files == 5);
-  CHECK(s.bad_files == 2);
-  CHECK(s.games == 4);
+  CHECK(s.files == 6);
+  CHECK(s.bad_files == 3);
+  CHECK(s.games == 5);
   CHECK(s.skipped[static_cast<int>(Skip::kNoResult)] == 1);
-  CHECK(s.skipped[static_cast<int>(Skip::kMalformed)] == 1);
-  CHECK(s.rows == 3 + 2 + 4 + 1);
-  CHECK(s.shards == 3);  // 4 + 4 + 2
+  CHECK(s.skipped[static_cast<int>(Skip::kMalformed)] == 2);
+  CHECK(s.rows == 3 + 2 + 4 + 1 + 1);
+  CHECK(s.shards == 3);  // 4 + 4 + 3
   int64_t rows = 0;
   for (const std::string& name : ListPublished(options.output_dir)) {
     CAPTURE(name);

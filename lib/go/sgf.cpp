@@ -421,16 +421,17 @@ std::vector<SgfRecord> ReadSgfFile(const std::string& path) {
 }
 
 std::vector<SgfGame> ReadSgfFileGames(const std::string& path) {
-  const std::string text = ReadSgfText(path);
-  std::vector<ParsedGame> parsed;
-  try {
-    parsed = ParseSgfGames(text);
-  } catch (const FormatError& e) {
-    throw FormatError(path + ": " + e.what());
-  }
+  ParsedCollection parsed = ParseSgfGamesUntilError(ReadSgfText(path));
+  if (!parsed.error.empty() && parsed.games.empty()) throw FormatError(path + ": " + parsed.error);
   std::vector<SgfGame> games;
-  games.reserve(parsed.size());
-  for (size_t i = 0; i < parsed.size(); ++i) games.push_back(ConvertGame(parsed, i));
+  games.reserve(parsed.games.size() + 1);
+  for (size_t i = 0; i < parsed.games.size(); ++i) games.push_back(ConvertGame(parsed.games, i));
+  // A damaged or truncated file keeps the games before the damage; the rest is one bad game.
+  if (!parsed.error.empty()) {
+    SgfGame rest;
+    rest.error = StrCat("SGF game ", games.size() + 1, " and the rest of the file: ", parsed.error);
+    games.push_back(std::move(rest));
+  }
   return games;
 }
 

@@ -70,7 +70,9 @@ struct SgfGame {
   std::string error;  // empty when the record is good
 };
 // Every game in a file, each converted on its own, so that one bad game does not cost the
-// others. Throws (naming the path) only when the file cannot be read or parsed as SGF at all.
+// others; a syntax error (a truncated file) ends the file with one game that has the error, after
+// the games before it. Throws (naming the path) only when the file cannot be read or its first
+// game cannot be parsed.
 std::vector<SgfGame> ReadSgfFileGames(const std::string& path);
 
 }  // namespace tengen::go

@@ -33,18 +33,17 @@ class Parser {
     if (text_.compare(0, 3, "\xEF\xBB\xBF") == 0) pos_ = 3;
   }
 
-  // An empty (or all-whitespace) text is an empty collection rather than an error, so that
-  // an .sgfs file with no games yet reads as no games.
-  std::vector<ParsedGame> ParseCollection() {
-    std::vector<ParsedGame> games;
+  // Appends each game tree to `games` as it is read. An empty (or all-whitespace) text is an
+  // empty collection rather than an error, so that an .sgfs file with no games yet reads as no
+  // games.
+  void ParseCollection(std::vector<ParsedGame>* games) {
     SkipWhitespace();
     while (!AtEnd()) {
       if (Peek() != '(')
         Fail(line_, column_, "expected '(' to start a game tree, found " + Describe(Peek()));
-      games.push_back(ParseGameTree());
+      games->push_back(ParseGameTree());
       SkipWhitespace();
     }
-    return games;
   }
 
  private:
@@ -209,7 +208,19 @@ class Parser {
 }  // namespace
 
 std::vector<ParsedGame> ParseSgfGames(const std::string& text) {
-  return Parser(text).ParseCollection();
+  std::vector<ParsedGame> games;
+  Parser(text).ParseCollection(&games);
+  return games;
+}
+
+ParsedCollection ParseSgfGamesUntilError(const std::string& text) {
+  ParsedCollection collection;
+  try {
+    Parser(text).ParseCollection(&collection.games);
+  } catch (const FormatError& e) {
+    collection.error = e.what();
+  }
+  return collection;
 }
 
 }  // namespace tengen::go

@@ -26,4 +26,12 @@ inline bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
 // column of a syntax error.
 std::vector<ParsedGame> ParseSgfGames(const std::string& text);
 
+// The game trees of `text` before its first syntax error, and that error ("" when there is
+// none): what a truncated or damaged collection still holds.
+struct ParsedCollection {
+  std::vector<ParsedGame> games;
+  std::string error;
+};
+ParsedCollection ParseSgfGamesUntilError(const std::string& text);
+
 }  // namespace tengen::go

@@ -48,7 +48,8 @@ bool IsRecordFile(const boost::filesystem::path& path) {
 }
 
 // The record files under `inputs`, directories searched recursively, each directory's in name
-// order; inputs that do not exist are reported and counted as bad files.
+// order; inputs that do not exist, and record names in a directory that are not readable files
+// (broken links), are reported and counted as bad files.
 std::vector<std::string> ListRecordFiles(const std::vector<std::string>& inputs, Logger& logger,
                                          ConvertSummary* summary) {
   namespace fs = boost::filesystem;
@@ -61,8 +62,14 @@ std::vector<std::string> ListRecordFiles(const std::vector<std::string>& inputs,
       std::vector<std::string> found;
       for (fs::recursive_directory_iterator it(input, error), end; !error && it != end;
            it.increment(error)) {
-        if (fs::is_regular_file(it->path()) && IsRecordFile(it->path())) {
+        if (!IsRecordFile(it->path())) continue;
+        boost::system::error_code file_error;
+        if (fs::is_regular_file(it->path(), file_error)) {
           found.push_back(it->path().string());
+        } else if (!fs::is_directory(it->path(), file_error)) {
+          logger.Warning(it->path().string() +
+                         ": not a file that can be read (a broken link?); skipped");
+          ++summary->bad_files;
         }
       }
       if (error) logger.Warning(input + ": " + error.message() + "; the files found so far count");
