@@ -132,27 +132,54 @@ config_args() {
   for file in "${config_files_out[@]}"; do config_args_out+=(--config "$file"); done
 }
 
-# check_settings: every program reads its config files and --set-PROGRAM settings now, as its
-# stage will (--print-config checks every key and value), so that a bad one is an error before
-# the first game rather than when its stage first starts (the trainer's: a cycle in).
-check_settings() {
-  local program errors
+# settings_key: what the programs' settings depend on (binaries, config files, --set-PROGRAM
+# arguments), as one checksum.
+settings_key() {
+  local program
   for program in selfplay shuffler trainer exporter gatekeeper; do
     config_args "$program"
     local -n extra=sets_$program
-    if ! errors=$("$bin/tengen-$program" "${config_args_out[@]}" "${extra[@]}" --print-config output_dir 2>&1 > /dev/null); then
-      errors=$(grep -v '^Try ' <<< "$errors" | sed 's/^[^:]*: usage error: //')
-      echo "synchronous_loop.sh: tengen-$program refuses its settings (${config_files_out[*]}, --set-$program): $errors" >&2
-      exit 2
-    fi
+    stat -L -c '%n %s %Y' "$bin/tengen-$program"
+    cat "${config_files_out[@]}"
+    printf '%s\n' "${extra[@]}"
+    unset -n extra
+  done | md5sum | cut -d' ' -f1
+}
+
+# check_settings: every program reads its config files and --set-PROGRAM settings now, as its
+# stage will (--print-config checks every key and value), so that a bad one is an error before
+# the first game rather than when its stage first starts (the trainer's: a cycle in). The five
+# checks run side by side, and a base directory whose last run passed them with the same
+# settings (BASE/status/settings_checked) skips them.
+check_settings() {
+  local program failed=0
+  settings=$(settings_key)
+  [[ $(cat "$base/status/settings_checked" 2> /dev/null) != "$settings" ]] || return 0
+  local errors
+  errors=$(mktemp -d)
+  for program in selfplay shuffler trainer exporter gatekeeper; do
+    config_args "$program"
+    local -n extra=sets_$program
+    "$bin/tengen-$program" "${config_args_out[@]}" "${extra[@]}" --print-config output_dir \
+      > /dev/null 2> "$errors/$program" || echo "$?" > "$errors/$program.status" &
     unset -n extra
   done
+  wait
+  for program in selfplay shuffler trainer exporter gatekeeper; do
+    [[ -f $errors/$program.status ]] || continue
+    config_args "$program"
+    echo "synchronous_loop.sh: tengen-$program refuses its settings (${config_files_out[*]}, --set-$program):" \
+      "$(grep -v '^Try ' "$errors/$program" | sed 's/^[^:]*: usage error: //')" >&2
+    failed=1
+  done
+  rm -rf "$errors"
+  ((failed == 0)) || exit 2
 }
-check_settings
 check_settings
 
 mkdir -p "$base/status" "$base/models" "$base/logs"
 base=$(cd "$base" && pwd)
+echo "$settings" > "$base/status/settings_checked"
 # The starting model, published into a models/ that has none yet: its name does not end in
 # -s<samples>-d<rows>, so it counts as s0 and the first trained model outranks it.
 if [[ -n $init_from ]] && [[ -z $(ls "$base/models" | grep -v '\.tmp') ]]; then

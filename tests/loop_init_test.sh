@@ -44,6 +44,14 @@ grep -rq "starting from the weights of model $work/start/start-b1c16" "$base/log
   fail "the trainer did not start from the model's weights"
 newest=$(ls "$base/models" | grep -v '\.tmp' | grep '^e2e-tiny-s' || true)
 [[ -n $newest ]] || fail "no trained model after the cycle: $(ls "$base/models")"
+# The loop that ran recorded its checked settings; other settings on the same base are checked
+# again (and this bad one refused), not taken for the recorded ones.
+[[ -s $base/status/settings_checked ]] || fail "no record of the checked settings"
+if TENGEN_BIN=$bin bash "$src/scripts/synchronous_loop.sh" "$base" init tiny b1c16 0 --cycles 1 \
+  "${loop_sets[@]}" --set-trainer no_such_key=1 > "$work/refused.log" 2>&1; then
+  fail "an unknown trainer key was accepted on a base directory checked before"
+fi
+grep -q "unknown key 'no_such_key'" "$work/refused.log" || { cat "$work/refused.log"; fail "not named on resuming"; }
 # strength_run.sh --init-from: the model is in models/ before any game (selfplay is made too slow
 # to finish one before the 5 s budget, and drops its games in flight when stopped); the run
 # records it with 0 games and ends at its budget.
