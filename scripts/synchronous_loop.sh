@@ -37,6 +37,14 @@
 #                         directory gets a copy of it in models/ as MODELNAME-init (so that
 #                         selfplay plays it and any trained model outranks it), and the trainer
 #                         starts from its weights (init_from; docs/TRAINING.md)
+#   --grow-to ARCH        once the loop's finished cycles have run --grow-after minutes, grow
+#                         the newest trained model to the net ARCH (b{blocks}c{channels}, at
+#                         least MODELKIND's of each; tengen-grow-model: the same outputs at
+#                         first) into models/ as RUNNAME-ARCH-s<samples>-d<rows> of the model
+#                         it grew from, and go on training ARCH nets from it in train/ARCH/;
+#                         BASEDIR/status/grown records it, so a resumed loop goes on at ARCH
+#                         (docs/TRAINING.md, "Growing a net")
+#   --grow-after M        minutes of running time before --grow-to (default 60)
 # The configs' defaults are sized for this 2-core class of box (docs/TRAINING.md); the loop adds
 # only what makes each program stop once its part of the cycle is done (--set-PROGRAM
 # overrides anything).
@@ -61,12 +69,16 @@ ladder_visits=100
 rate_every=60
 configs=$root/configs
 init_from=""
+grow_to=""
+grow_after=60
 gpu_configs=""
+# The five programs the loop runs.
+programs=(selfplay shuffler trainer exporter gatekeeper)
 # Extra --set arguments per program, one array each (values may hold spaces).
 sets_selfplay=() sets_shuffler=() sets_trainer=() sets_exporter=() sets_gatekeeper=() sets_match=()
 while (($#)); do
   case $1 in
-    --cycles|--games-per-cycle|--configs|--ladder-games|--rate-every|--ladder-visits|--init-from|--set-*)
+    --cycles|--games-per-cycle|--configs|--ladder-games|--rate-every|--ladder-visits|--init-from|--grow-to|--grow-after|--set-*)
       (($# >= 2)) || { echo "synchronous_loop.sh: $1 needs a value" >&2; exit 2; } ;;&
     --cycles) cycles=$2; shift 2 ;;
     --games-per-cycle) games=$2; shift 2 ;;
@@ -76,6 +88,8 @@ while (($#)); do
     --rate-every) rate_every=$2; shift 2 ;;
     --ladder-visits) ladder_visits=$2; shift 2 ;;
     --init-from) init_from=$2; shift 2 ;;
+    --grow-to) grow_to=$2; shift 2 ;;
+    --grow-after) grow_after=$2; shift 2 ;;
     --set-selfplay|--set-shuffler|--set-trainer|--set-exporter|--set-gatekeeper)
       program=${1#--set-}
       declare -n program_sets=sets_$program
@@ -102,14 +116,22 @@ gating=${positional[4]:-0}
 ((ladder_games == 0)) || [[ -x /usr/games/gnugo ]] || { echo "synchronous_loop.sh: ratings need GNU Go, and it could not be installed (apt-get install gnugo; or --ladder-games 0)" >&2; exit 2; }
 [[ $gating == 0 || $gating == 1 ]] || { echo "synchronous_loop.sh: USEGATING must be 0 or 1, got '$gating'" >&2; exit 2; }
 [[ $model_kind =~ ^b[0-9]+c[0-9]+$ ]] || { echo "synchronous_loop.sh: MODELKIND must look like b6c96, got '$model_kind'" >&2; exit 2; }
-for program in selfplay shuffler trainer exporter gatekeeper; do
+for program in "${programs[@]}"; do
   [[ -f $configs/$program.cfg ]] || { echo "synchronous_loop.sh: missing $configs/$program.cfg" >&2; exit 2; }
 done
 if [[ -n $init_from ]]; then
   [[ -f $init_from/model.json && -f $init_from/weights.pt ]] || { echo "synchronous_loop.sh: --init-from: '$init_from' is not a model directory (model.json, weights.pt)" >&2; exit 2; }
   init_from=$(cd "$init_from" && pwd)
-  # Before the user's own --set-trainer, which wins.
-  sets_trainer=(--set "init_from=$init_from" "${sets_trainer[@]}")
+fi
+[[ $grow_after =~ ^(0|[1-9][0-9]*)$ ]] || { echo "synchronous_loop.sh: --grow-after must be a number of minutes, got '$grow_after'" >&2; exit 2; }
+if [[ -n $grow_to ]]; then
+  [[ $grow_to =~ ^b([0-9]+)c([0-9]+)$ ]] || { echo "synchronous_loop.sh: --grow-to must look like b6c96, got '$grow_to'" >&2; exit 2; }
+  grow_blocks=${BASH_REMATCH[1]} grow_channels=${BASH_REMATCH[2]}
+  [[ $model_kind =~ ^b([0-9]+)c([0-9]+)$ ]]
+  ((grow_blocks >= BASH_REMATCH[1] && grow_channels >= BASH_REMATCH[2])) && [[ $grow_to != "$model_kind" ]] ||
+    { echo "synchronous_loop.sh: --grow-to $grow_to must have at least the blocks and channels of MODELKIND $model_kind, and more of one" >&2; exit 2; }
+  [[ $grow_to != "$training_name" ]] ||
+    { echo "synchronous_loop.sh: --grow-to $grow_to is the name of the training the loop runs now (TRAININGNAME); the grown net trains as train/$grow_to/" >&2; exit 2; }
 fi
 
 if [[ -z ${TENGEN_BIN:-} ]]; then
@@ -118,7 +140,7 @@ if [[ -z ${TENGEN_BIN:-} ]]; then
 else
   bin=$TENGEN_BIN
 fi
-for program in selfplay shuffler trainer exporter gatekeeper; do
+for program in "${programs[@]}" ${grow_to:+grow-model}; do
   [[ -x $bin/tengen-$program ]] || { echo "synchronous_loop.sh: $bin/tengen-$program is missing" >&2; exit 1; }
 done
 
@@ -136,7 +158,7 @@ config_args() {
 # arguments), as one checksum.
 settings_key() {
   local program
-  for program in selfplay shuffler trainer exporter gatekeeper; do
+  for program in "${programs[@]}"; do
     config_args "$program"
     local -n extra=sets_$program
     stat -L -c '%n %s %Y' "$bin/tengen-$program"
@@ -157,7 +179,7 @@ check_settings() {
   [[ $(cat "$base/status/settings_checked" 2> /dev/null) != "$settings" ]] || return 0
   local errors
   errors=$(mktemp -d)
-  for program in selfplay shuffler trainer exporter gatekeeper; do
+  for program in "${programs[@]}"; do
     config_args "$program"
     local -n extra=sets_$program
     "$bin/tengen-$program" "${config_args_out[@]}" "${extra[@]}" --print-config output_dir \
@@ -165,7 +187,7 @@ check_settings() {
     unset -n extra
   done
   wait
-  for program in selfplay shuffler trainer exporter gatekeeper; do
+  for program in "${programs[@]}"; do
     [[ -f $errors/$program.status ]] || continue
     config_args "$program"
     echo "synchronous_loop.sh: tengen-$program refuses its settings (${config_files_out[*]}, --set-$program):" \
@@ -186,6 +208,21 @@ if [[ -n $init_from ]] && [[ -z $(ls "$base/models" | grep -v '\.tmp') ]]; then
   init_copy=$base/models/$(basename "$init_from")-init
   cp -r "$init_from" "$init_copy.tmp-$$"
   mv "$init_copy.tmp-$$" "$init_copy"
+fi
+# What the trainer starts from when its training has no checkpoint yet (its init_from; the
+# user's own --set-trainer init_from wins): the --init-from model, or the grown model once the
+# run has grown.
+trainer_init=$init_from
+# A run that grew (BASE/status/grown: "ARCH MODEL") trains ARCH nets from then on, whatever
+# --grow-to says now; another ARCH is refused.
+grown=""
+if [[ -f $base/status/grown ]]; then
+  read -r grown_arch grown < "$base/status/grown" || true
+  [[ $grown_arch =~ ^b[0-9]+c[0-9]+$ && -n $grown ]] ||
+    { echo "synchronous_loop.sh: $base/status/grown should hold 'ARCH MODEL', holds '$(head -c 200 "$base/status/grown")'" >&2; exit 2; }
+  [[ -z $grow_to || $grow_to == "$grown_arch" ]] ||
+    { echo "synchronous_loop.sh: this run grew to $grown_arch already ($base/status/grown); --grow-to $grow_to" >&2; exit 2; }
+  model_kind=$grown_arch training_name=$grown_arch trainer_init=$base/models/$grown
 fi
 host=$(hostname 2>/dev/null || echo unknown)
 status_file=$base/status/synchronous_loop-$host.json
@@ -349,16 +386,22 @@ if [[ -n $previous_state ]]; then
   echo "synchronous_loop.sh: resuming after $cycles_done finished cycles (the last run ended in" \
     "cycle ${previous_cycle:-?}, state '$previous_state'); cycles go on from $((cycles_done + 1))" >&2
 fi
-# rate_newest CYCLE: the newest accepted model (largest s<samples>) on the run's Elo ladder, once
+# newest_model: the newest model in models/ as selfplay picks it (play/model_registry.h): the
+# largest s<samples>, ties to the newer directory; a name without -s<samples>-d<rows> counts as 0.
+newest_model() {
+  { find "$base/models" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp*' -printf '%T@ %f\n' 2> /dev/null || true; } |
+    awk '{ s = 0; if (match($2, /-s[0-9]+-d[0-9]+$/)) { split(substr($2, RSTART + 2), p, "-d"); s = p[1] }
+           print s, $1, $2 }' | sort -k1,1n -k2,2n | tail -1 | cut -d' ' -f3
+}
+
+# rate_newest CYCLE: the newest accepted model (newest_model) on the run's Elo ladder, once
 # per model: against the model rated before it (BASE/ladder/rated.txt, one name a line) and
 # against GNU Go level 1 (the fixed anchor). Games and match.json go to
 # BASE/ladder/<model>-vs-<opponent>/.
 rate_newest() {
-  local models model previous size
-  mapfile -t models < <(find "$base/models" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp*' \
-    -printf '%f\n' | sed 's/.*-s\([0-9]*\)-d[0-9]*$/\1 &/' | sort -n | cut -d' ' -f2)
-  ((${#models[@]})) || return 0
-  model=${models[-1]}
+  local model previous size
+  model=$(newest_model)
+  [[ -n $model ]] || return 0
   ! grep -qx "$model" "$base/ladder/rated.txt" 2> /dev/null || return 0
   previous=$(tail -1 "$base/ladder/rated.txt" 2> /dev/null || true)
   # The first of selfplay's board sizes ("9:1,13:1" gives 9), as selfplay reads it.
@@ -397,6 +440,43 @@ rate_when_due() {
   echo "$since" > "$clock.tmp" && mv -f "$clock.tmp" "$clock"
 }
 
+# The running time of the loop's finished cycles, all runs on this base directory together.
+running_clock=$base/status/loop_running_seconds
+running_seconds() { cat "$running_clock" 2> /dev/null || echo 0; }
+add_running_time() { echo $(($(running_seconds) + $1)) > "$running_clock.tmp" && mv -f "$running_clock.tmp" "$running_clock"; }
+
+# grow_when_due CYCLE: once the finished cycles have run --grow-after minutes, grows the newest
+# trained model to --grow-to into models/ under the samples and rows of the model it grew from
+# (selfplay plays it from this cycle on: it ties with its source and is newer), records the
+# growth in BASE/status/grown and trains ARCH nets from its weights from now on. A loop stopped
+# between the two finds the grown model newest and only records it.
+grow_when_due() {
+  [[ -n $grow_to && -z $grown ]] || return 0
+  (($(running_seconds) >= grow_after * 60)) || return 0
+  local source name
+  source=$(newest_model)
+  if [[ ! $source =~ -s([1-9][0-9]*)-d([0-9]+)$ ]]; then
+    echo "synchronous_loop.sh: no trained model to grow to $grow_to yet; trying again next cycle" >&2
+    return 0
+  fi
+  name=$run_name-$grow_to-s${BASH_REMATCH[1]}-d${BASH_REMATCH[2]}
+  if [[ $source != "$name" ]]; then
+    record_phase grow "$1"
+    echo "--- cycle $1: grow $source to $grow_to ($(date -u +%H:%M:%S))" >&2
+    echo "=== cycle $1: grow ($(date -u +%H:%M:%S)) ===" >> "$console_log"
+    "$bin/tengen-grow-model" --from "$base/models/$source" --arch "$grow_to" \
+      --models-dir "$base/models" --name "$name" >> "$console_log" 2>&1 || {
+      record_phase failed:grow "$1"
+      tail -5 "$console_log" >&2
+      echo "synchronous_loop.sh: tengen-grow-model could not grow $source to $grow_to (its output: $console_log)" >&2
+      exit 1
+    }
+  fi
+  echo "$grow_to $name" > "$base/status/grown.tmp" && mv -f "$base/status/grown.tmp" "$base/status/grown"
+  grown=$name model_kind=$grow_to training_name=$grow_to trainer_init=$base/models/$name
+  echo "synchronous_loop.sh: grew $source to $name; training $training_name from it" >&2
+}
+
 # ladder_result: the match that ran last, as tengen-match summed it up, for the cycle's summary.
 ladder_result() {
   local result
@@ -413,6 +493,7 @@ while ((cycles == 0 || cycles_this_run < cycles)); do
   cycle_start=$(date +%s)
   cycle_gating=""
   cycle_ladder=""
+  grow_when_due "$cycle"
   if ((gating)); then
     before=("$(model_dirs "$base/models")" "$(model_dirs "$base/rejectedmodels")")
     run_stage gating "$cycle" gatekeeper --quit-if-no-nets-to-test true
@@ -423,9 +504,10 @@ while ((cycles == 0 || cycles_this_run < cycles)); do
   run_stage shuffle "$cycle" shuffler --once true
   run_stage train "$cycle" trainer --training-name "$training_name" --run-name "$run_name" \
     --model-kind "$model_kind" --stop-when-train-bucket-limited true --quit-if-no-data true \
-    --set export_mode=main
+    --set export_mode=main ${trainer_init:+--set "init_from=$trainer_init"}
   run_stage export "$cycle" exporter --once true --gating "$([[ $gating == 1 ]] && echo true || echo false)"
   rate_when_due "$cycle" $(($(date +%s) - cycle_start))
+  add_running_time $(($(date +%s) - cycle_start))
   cycles_done=$cycle
   cycles_this_run=$((cycles_this_run + 1))
   record_phase "cycle done" "$cycle"

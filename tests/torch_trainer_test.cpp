@@ -507,10 +507,21 @@ TEST_CASE("trainer program: init_from starts from a model's or a checkpoint's we
   const std::string checkpoints = pipeline::TrainDir(source_base, "t") + "/checkpoints";
   const std::string source_checkpoint = checkpoints + "/" + ListPublished(checkpoints).back();
 
-  // With a learning rate of 0 the first snapshot holds the source's parameters exactly, and
-  // the run counts its samples from 0 (a fresh optimizer, a fresh warm-up).
+  // With a learning rate of 0 the first snapshot holds the source's parameters exactly; the
+  // run counts its own samples from 0 (a fresh optimizer, a fresh warm-up), and its snapshot
+  // names count on from the source's 128 samples. A model whose name has no s<samples> (a copy
+  // named "plain") counts as 0.
+  const std::string plain = dir / "plain";
+  boost::filesystem::create_directories(plain);
+  for (const char* file : {"model.json", "weights.pt"}) {
+    boost::filesystem::copy_file(source_model + "/" + file, plain + "/" + file);
+  }
   int still = 0;
-  for (const std::string& from : {source_model, source_checkpoint}) {
+  for (const auto& [from, name] :
+       std::vector<std::pair<std::string, std::string>>{{source_model, "r-t-s192-d5000"},
+                                                        {source_model + "/", "r-t-s192-d5000"},
+                                                        {source_checkpoint, "r-t-s192-d5000"},
+                                                        {plain, "r-t-s64-d5000"}}) {
     CAPTURE(from);
     const std::string base = MakeBase(dir, "still-" + std::to_string(++still));
     pipeline::TrainerProgramOptions o = SmallRun(base);
@@ -518,7 +529,8 @@ TEST_CASE("trainer program: init_from starts from a model's or a checkpoint's we
     o.lr_scale = 0;
     o.max_epochs_this_instance = 1;
     CHECK(pipeline::RunTrainer(o, logger, no_stop).samples == 64);
-    CHECK(SameWeights(*LoadSnapshot(base, "r-t-s64-d5000"), *source, /*parameters_only=*/true));
+    CHECK(ListPublished(pipeline::TorchModelsToExportDir(base)) == std::vector<std::string>{name});
+    CHECK(SameWeights(*LoadSnapshot(base, name), *source, /*parameters_only=*/true));
   }
 
   // Trained on: its first snapshot stays near the source; a fresh start's is far from it.
@@ -528,12 +540,24 @@ TEST_CASE("trainer program: init_from starts from a model's or a checkpoint's we
   tuned.seed = 7;
   tuned.max_epochs_this_instance = 1;
   pipeline::RunTrainer(tuned, logger, no_stop);
+  // Resumed, the run's names still count on from the source's samples; a run started from its
+  // checkpoint counts on from both.
+  pipeline::RunTrainer(tuned, logger, no_stop);
+  CHECK(ListPublished(pipeline::TorchModelsToExportDir(tuned_base)) ==
+        std::vector<std::string>{"r-t-s192-d5000", "r-t-s256-d5000"});
+  const std::string tuned_checkpoints = pipeline::TrainDir(tuned_base, "t") + "/checkpoints";
+  pipeline::TrainerProgramOptions again = SmallRun(MakeBase(dir, "again"));
+  again.init_from = tuned_checkpoints + "/" + ListPublished(tuned_checkpoints).back();
+  again.max_epochs_this_instance = 1;
+  pipeline::RunTrainer(again, logger, no_stop);
+  CHECK(ListPublished(pipeline::TorchModelsToExportDir(again.base_dir)) ==
+        std::vector<std::string>{"r-t-s320-d5000"});
   const std::string fresh_base = MakeBase(dir, "fresh");
   pipeline::TrainerProgramOptions fresh = SmallRun(fresh_base);
   fresh.seed = 7;
   fresh.max_epochs_this_instance = 1;
   pipeline::RunTrainer(fresh, logger, no_stop);
-  const double near = ParameterDistance(*LoadSnapshot(tuned_base, "r-t-s64-d5000"), *source);
+  const double near = ParameterDistance(*LoadSnapshot(tuned_base, "r-t-s192-d5000"), *source);
   const double far = ParameterDistance(*LoadSnapshot(fresh_base, "r-t-s64-d5000"), *source);
   CHECK(near > 0);
   CHECK(near < far / 10);

@@ -78,6 +78,7 @@ std::string FileContentKey(const std::string& path) {
 std::string TrainState::ToJson() const {
   json j;
   j["samples"] = samples;
+  j["samples_before"] = samples_before;
   j["epochs"] = epochs;
   j["bucket_level"] = bucket_level;
   j["bucket_at_row"] = bucket_at_row;
@@ -117,6 +118,11 @@ TrainState TrainState::FromJson(const std::string& text, const std::string& what
   if (!j.is_object()) throw FormatError(what + ": not a JSON object");
   TrainState s;
   s.samples = Field<int64_t>(j, "samples", what);
+  // Absent from checkpoints written before it existed: 0.
+  if (j.contains("samples_before")) s.samples_before = Field<int64_t>(j, "samples_before", what);
+  if (s.samples_before < 0) {
+    throw FormatError(StrCat(what, ": field 'samples_before' is negative: ", s.samples_before));
+  }
   s.epochs = Field<int64_t>(j, "epochs", what);
   s.bucket_level = Field<double>(j, "bucket_level", what);
   s.bucket_at_row = Field<int64_t>(j, "bucket_at_row", what);

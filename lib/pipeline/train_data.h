@@ -43,7 +43,10 @@ struct BucketOptions {
 
 // The trainer state that lives in its checkpoint besides weights and optimizer.
 struct TrainState {
-  int64_t samples = 0;                  // samples trained, all ranks (the "s" of model names)
+  int64_t samples = 0;  // samples trained, all ranks
+  // Samples the starting weights had been trained on (init_from: the model's or checkpoint's
+  // count; 0 from fresh weights). Model names count on from them: "s" = samples_before + samples.
+  int64_t samples_before = 0;
   int64_t epochs = 0;                   // epochs completed
   double bucket_level = 0;              // spendable samples
   int64_t bucket_at_row = -1;           // total rows credited up to; -1: no shuffle seen yet

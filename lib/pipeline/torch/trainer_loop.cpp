@@ -24,6 +24,7 @@
 #include "pipeline/service.h"
 #include "pipeline/torch/trainer_outputs.h"
 #include "pipeline/train_data.h"
+#include "play/model_registry.h"
 #include "play/torch/torch_loader.h"
 #include "util/checksum.h"
 #include "util/error.h"
@@ -273,8 +274,9 @@ std::unique_ptr<nn::TorchModel> TrainerLoop::InitialWeights(const nn::ModelConfi
     nn::NetTrainer reader(*nn::TorchModel::Create(config, 0), cpu, nullptr);
     reader.LoadState(checkpoint.trainer_bytes, from + "/" + kTrainerStateFile);
     start = reader.Snapshot("init");
+    state_.samples_before = checkpoint.state.samples_before + checkpoint.state.samples;
     logger_.Info(StrCat("starting from the weights of checkpoint ", from, " (",
-                        checkpoint.state.samples, " samples), a fresh optimizer"));
+                        state_.samples_before, " samples), a fresh optimizer"));
   } else {
     if (!boost::filesystem::is_directory(from)) {
       throw ConfigError("init_from: '" + from + "' is neither a model nor a checkpoint directory");
@@ -284,7 +286,13 @@ std::unique_ptr<nn::TorchModel> TrainerLoop::InitialWeights(const nn::ModelConfi
       throw ConfigError("init_from: " + from + " is " + start->config().Architecture() +
                         ", not model_kind " + o_.model_kind);
     }
-    logger_.Info("starting from the weights of model " + from + ", a fresh optimizer");
+    std::string name = from;
+    while (name.size() > 1 && name.back() == '/') name.pop_back();
+    int64_t rows = 0;
+    if (!play::ParseModelName(fs::path(name).filename().string(), &state_.samples_before, &rows))
+      state_.samples_before = 0;
+    logger_.Info(StrCat("starting from the weights of model ", from, " (", state_.samples_before,
+                        " samples), a fresh optimizer"));
   }
   return start;
 }

@@ -30,7 +30,8 @@ void WriteSnapshot(const TrainerProgramOptions& o, const nn::NetTrainer& trainer
                    const TrainState& state, const std::string& checkpoint, Logger& logger) {
   const std::string export_dir = ExportDir(o);
   if (export_dir.empty()) return;
-  const std::string name = SnapshotName(o, state.samples, state.total_rows);
+  const int64_t samples = state.samples_before + state.samples;
+  const std::string name = SnapshotName(o, samples, state.total_rows);
   const std::string path = export_dir + "/" + name;
   boost::system::error_code error;
   if (fs::exists(path, error)) {
@@ -42,7 +43,8 @@ void WriteSnapshot(const TrainerProgramOptions& o, const nn::NetTrainer& trainer
   meta["format"] = "tengen-snapshot";
   meta["run"] = o.run_name;
   meta["training_name"] = o.training_name;
-  meta["samples"] = state.samples;
+  meta["samples"] = samples;
+  meta["samples_before"] = state.samples_before;
   meta["rows"] = state.total_rows;
   meta["checkpoint"] = checkpoint;
   meta["created_utc"] = UtcTimestampSeconds();

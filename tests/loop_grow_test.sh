@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# scripts/synchronous_loop.sh --grow-to: a 7x7 loop of b1c16 nets grows its newest trained
+# model to b1c24 at the start of cycle 2 (--grow-after 0). The grown model is published into
+# models/ under its source's samples and rows, selfplay plays it, the trainer goes on as
+# train/b1c24/ from its weights with names counting on from its samples, and cycle 3 plays the
+# trained b1c24 net. A resumed loop goes on at b1c24 without --grow-to; growing to another size
+# then, and sizes smaller than the run's, are refused.
+#
+#   loop_grow_test.sh SOURCE_DIR BIN_DIR
+set -euo pipefail
+src=$1
+bin=$2
+work=$(mktemp -d)
+trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
+base=$work/base
+source "$src/tests/loop_lib.sh"
+
+tiny_loop_sets selfplay shuffler
+# The tiny trainer without its model_kind and run_name, which would win over the loop's.
+loop_sets+=(--set-trainer pos_len=7 --set-trainer batch_size=16 --set-trainer samples_per_epoch=64
+  --set-trainer max_train_bucket_per_new_data=4 --set-trainer precision=fp32 --set-trainer threads=1)
+loop() { TENGEN_BIN=$bin bash "$src/scripts/synchronous_loop.sh" "$base" grow tiny b1c16 0 \
+  --games-per-cycle 6 --ladder-games 0 "${loop_sets[@]}" "$@"; }
+
+refused() {  # refused MESSAGE OPTIONS...: the loop exits 2 naming MESSAGE, before anything starts
+  local message=$1 code=0
+  shift
+  loop --cycles 1 "$@" > "$work/refused.log" 2>&1 || code=$?
+  ((code == 2)) || { cat "$work/refused.log"; fail "$* was not refused (exit $code)"; }
+  grep -q -- "$message" "$work/refused.log" || { cat "$work/refused.log"; fail "$*: no '$message'"; }
+}
+refused "must have at least the blocks and channels of MODELKIND b1c16" --grow-to b1c8
+refused "must have at least the blocks and channels of MODELKIND b1c16" --grow-to b1c16
+refused "must look like b6c96" --grow-to big
+refused "grow-after must be a number of minutes" --grow-to b1c24 --grow-after soon
+[[ ! -e $base ]] || fail "a refused loop created its base directory"
+
+loop --cycles 3 --grow-to b1c24 --grow-after 0 > "$work/loop.log" 2>&1 ||
+  { code=$?; cat "$work/loop.log"; fail "loop exited $code"; }
+grep -q "no trained model to grow to b1c24 yet" "$work/loop.log" ||
+  { cat "$work/loop.log"; fail "cycle 1 (the random net) did not wait for a trained model"; }
+read -r arch grown < "$base/status/grown" || fail "no BASE/status/grown"
+[[ $arch == b1c24 && $grown =~ ^grow-b1c24-s([0-9]+)-d([0-9]+)$ ]] ||
+  fail "status/grown says '$arch $grown'"
+samples=${BASH_REMATCH[1]}
+source_model=grow-tiny-s$samples-d${BASH_REMATCH[2]}
+[[ -d $base/models/$source_model ]] || fail "the grown model's source $source_model is not in models/"
+grep -q '"architecture": "b1c24"' "$base/models/$grown/model.json" || fail "$grown is not b1c24"
+[[ -n $(find "$base/selfplay/$grown/tdata" -name '*.npz' 2> /dev/null) ]] ||
+  fail "selfplay did not play the grown model"
+grep -rq "starting from the weights of model $base/models/$grown ($samples samples)" "$base/logs/trainer" ||
+  fail "the b1c24 training did not start from the grown model"
+# The b1c24 training's models count on from the grown model's samples, and the last cycle
+# played one of them.
+trained=$(ls "$base/models" | grep -v '\.tmp' | grep '^grow-b1c24-s' | grep -vx "$grown" |
+  sed 's/.*-s\([0-9]*\)-d[0-9]*$/\1 &/' | sort -n | cut -d' ' -f2 || true)
+[[ -n $trained ]] || fail "no trained b1c24 model: $(ls "$base/models")"
+for model in $trained; do
+  (($(samples_of "$model") > samples)) || fail "$model does not count on from $samples samples"
+done
+played=$(ls "$base/selfplay" | grep -x -F "$trained" || true)
+[[ -n $played ]] || fail "cycle 3 did not play a trained b1c24 model: $(ls "$base/selfplay")"
+
+# Resumed without --grow-to, the run goes on at b1c24 (its checkpoints, not the grown model).
+loop --cycles 1 > "$work/resumed.log" 2>&1 || { code=$?; cat "$work/resumed.log"; fail "resumed loop exited $code"; }
+grep -q "training b1c24, net b1c24" "$work/resumed.log" ||
+  { cat "$work/resumed.log"; fail "the resumed loop did not go on at b1c24"; }
+grep -rq "resuming from $base/train/b1c24/checkpoints/" "$base/logs/trainer" ||
+  fail "the resumed b1c24 training did not resume from its checkpoint"
+[[ $(cat "$base/status/grown") == "b1c24 $grown" ]] || fail "status/grown changed on resuming"
+[[ ! -d $base/train/b1c32 ]] || fail "unexpected training"
+refused "this run grew to b1c24 already" --grow-to b1c32
+echo "ok: grew $source_model to $grown; trained $(wc -w <<< "$trained") b1c24 models on from $samples samples"
