@@ -52,7 +52,7 @@
 # The terminal shows one banner, each stage's live progress (its newest progress line) and a
 # one-line summary per cycle; each program logs under BASEDIR/logs/<program>/, and everything the
 # stages print (options included) goes to BASEDIR/logs/synchronous_loop-<host>.log. The phase
-# (gating, selfplay, shuffle, train, export, ladder) and the cycles done are kept in
+# (grow, gating, selfplay, shuffle, train, export, ladder) and the cycles done are kept in
 # BASEDIR/status/synchronous_loop-<host>.json, so that a rerun goes on counting cycles.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -123,6 +123,19 @@ if [[ -n $init_from ]]; then
   [[ -f $init_from/model.json && -f $init_from/weights.pt ]] || { echo "synchronous_loop.sh: --init-from: '$init_from' is not a model directory (model.json, weights.pt)" >&2; exit 2; }
   init_from=$(cd "$init_from" && pwd)
 fi
+# refuse_trainer_growth_sets: the trainer settings the loop must choose itself once it grows
+# (the user's --set-trainer would win over them) are an error.
+refuse_trainer_growth_sets() {
+  local i key
+  for ((i = 1; i < ${#sets_trainer[@]}; i += 2)); do
+    key=${sets_trainer[i]%%=*}
+    case ${key//-/_} in
+      model_kind | training_name | init_from)
+        echo "synchronous_loop.sh: --set-trainer $key: a loop that grows its net chooses the trainer's model_kind, training_name and init_from itself (MODELKIND, TRAININGNAME, --init-from)" >&2
+        exit 2 ;;
+    esac
+  done
+}
 [[ $grow_after =~ ^(0|[1-9][0-9]*)$ ]] || { echo "synchronous_loop.sh: --grow-after must be a number of minutes, got '$grow_after'" >&2; exit 2; }
 if [[ -n $grow_to ]]; then
   [[ $grow_to =~ ^b([0-9]+)c([0-9]+)$ ]] || { echo "synchronous_loop.sh: --grow-to must look like b6c96, got '$grow_to'" >&2; exit 2; }
@@ -132,6 +145,7 @@ if [[ -n $grow_to ]]; then
     { echo "synchronous_loop.sh: --grow-to $grow_to must have at least the blocks and channels of MODELKIND $model_kind, and more of one" >&2; exit 2; }
   [[ $grow_to != "$training_name" ]] ||
     { echo "synchronous_loop.sh: --grow-to $grow_to is the name of the training the loop runs now (TRAININGNAME); the grown net trains as train/$grow_to/" >&2; exit 2; }
+  refuse_trainer_growth_sets
 fi
 
 if [[ -z ${TENGEN_BIN:-} ]]; then
@@ -152,6 +166,13 @@ config_args() {
   config_args_out=()
   local file
   for file in "${config_files_out[@]}"; do config_args_out+=(--config "$file"); done
+}
+
+# write_file FILE TEXT: FILE holds the line TEXT, replaced in one rename; the loop ends when it
+# cannot be written.
+write_file() {
+  { echo "$2" > "$1.tmp" && mv -f "$1.tmp" "$1"; } ||
+    { echo "synchronous_loop.sh: cannot write $1" >&2; exit 1; }
 }
 
 # settings_key: what the programs' settings depend on (binaries, config files, --set-PROGRAM
@@ -209,9 +230,9 @@ if [[ -n $init_from ]] && [[ -z $(ls "$base/models" | grep -v '\.tmp') ]]; then
   cp -r "$init_from" "$init_copy.tmp-$$"
   mv "$init_copy.tmp-$$" "$init_copy"
 fi
-# What the trainer starts from when its training has no checkpoint yet (its init_from; the
-# user's own --set-trainer init_from wins): the --init-from model, or the grown model once the
-# run has grown.
+# What the trainer starts from when its training has no checkpoint yet (its init_from; a user's
+# --set-trainer init_from wins, except in a loop that grows): the --init-from model, or the
+# grown model once the run has grown.
 trainer_init=$init_from
 # A run that grew (BASE/status/grown: "ARCH MODEL") trains ARCH nets from then on, whatever
 # --grow-to says now; another ARCH is refused.
@@ -222,6 +243,7 @@ if [[ -f $base/status/grown ]]; then
     { echo "synchronous_loop.sh: $base/status/grown should hold 'ARCH MODEL', holds '$(head -c 200 "$base/status/grown")'" >&2; exit 2; }
   [[ -z $grow_to || $grow_to == "$grown_arch" ]] ||
     { echo "synchronous_loop.sh: this run grew to $grown_arch already ($base/status/grown); --grow-to $grow_to" >&2; exit 2; }
+  refuse_trainer_growth_sets
   model_kind=$grown_arch training_name=$grown_arch trainer_init=$base/models/$grown
 fi
 host=$(hostname 2>/dev/null || echo unknown)
@@ -289,12 +311,22 @@ advance_progress() {
   if next=$(show_progress "$offset") && [[ $next =~ ^[0-9]+$ ]]; then offset=$next; fi
 }
 
+# stop_if_interrupted CYCLE [WHEN]: ends the loop (exit 0, phase "stopped") once Ctrl-C or
+# SIGTERM has arrived: after a stage, or between stages when it came in between.
+stop_if_interrupted() {
+  ((interrupted)) || return 0
+  record_phase stopped "$1"
+  echo "synchronous_loop.sh: stopped ${2:-between stages}; run again to resume" >&2
+  exit 0
+}
+
 # run_stage PHASE CYCLE PROGRAM ARGS...: one program to its end, its output appended to the
 # console log and its progress shown; the loop ends after it when Ctrl-C arrived (the program
 # itself has stopped cleanly and published what was complete).
 run_stage() {
   local phase=$1 cycle=$2 program=$3
   shift 3
+  stop_if_interrupted "$cycle"
   record_phase "$phase" "$cycle"
   echo "--- cycle $cycle: $phase ($(date -u +%H:%M:%S))" >&2
   echo "=== cycle $cycle: $phase ($(date -u +%H:%M:%S)) ===" >> "$console_log"
@@ -323,11 +355,7 @@ run_stage() {
   ((tty)) && printf '\r\033[K' >&2
   last_stage_pid=$stage_pid
   stage_pid=""
-  if ((interrupted)); then
-    record_phase stopped "$cycle"
-    echo "synchronous_loop.sh: stopped during $phase; run again to resume" >&2
-    exit 0
-  fi
+  stop_if_interrupted "$cycle" "during $phase"
   if ((code != 0)); then
     record_phase "failed:$phase" "$cycle"
     tail -c +"$((stage_start + 1))" "$console_log" | tail -15 >&2
@@ -387,11 +415,12 @@ if [[ -n $previous_state ]]; then
     "cycle ${previous_cycle:-?}, state '$previous_state'); cycles go on from $((cycles_done + 1))" >&2
 fi
 # newest_model: the newest model in models/ as selfplay picks it (play/model_registry.h): the
-# largest s<samples>, ties to the newer directory; a name without -s<samples>-d<rows> counts as 0.
+# largest s<samples> (0 for a name without -s<samples>-d<rows>), then the newer directory in
+# whole seconds, then the larger name.
 newest_model() {
   { find "$base/models" -mindepth 1 -maxdepth 1 -type d ! -name '*.tmp*' -printf '%T@ %f\n' 2> /dev/null || true; } |
     awk '{ s = 0; if (match($2, /-s[0-9]+-d[0-9]+$/)) { split(substr($2, RSTART + 2), p, "-d"); s = p[1] }
-           print s, $1, $2 }' | sort -k1,1n -k2,2n | tail -1 | cut -d' ' -f3
+           print s, int($1), $2 }' | LC_ALL=C sort -k1,1n -k2,2n -k3,3 | tail -1 | cut -d' ' -f3
 }
 
 # rate_newest CYCLE: the newest accepted model (newest_model) on the run's Elo ladder, once
@@ -437,19 +466,20 @@ rate_when_due() {
     rate_newest "$1"
     since=0
   fi
-  echo "$since" > "$clock.tmp" && mv -f "$clock.tmp" "$clock"
+  write_file "$clock" "$since"
 }
 
 # The running time of the loop's finished cycles, all runs on this base directory together.
 running_clock=$base/status/loop_running_seconds
 running_seconds() { cat "$running_clock" 2> /dev/null || echo 0; }
-add_running_time() { echo $(($(running_seconds) + $1)) > "$running_clock.tmp" && mv -f "$running_clock.tmp" "$running_clock"; }
+add_running_time() { write_file "$running_clock" $(($(running_seconds) + $1)); }
 
 # grow_when_due CYCLE: once the finished cycles have run --grow-after minutes, grows the newest
-# trained model to --grow-to into models/ under the samples and rows of the model it grew from
-# (selfplay plays it from this cycle on: it ties with its source and is newer), records the
-# growth in BASE/status/grown and trains ARCH nets from its weights from now on. A loop stopped
-# between the two finds the grown model newest and only records it.
+# accepted model to --grow-to into models/ under the samples and rows of the model it grew from,
+# a second newer than it (so that selfplay, which breaks ties of samples by the newer directory,
+# plays it from this cycle on), records the growth in BASE/status/grown and trains ARCH nets
+# from its weights from now on. Runs after the cycle's gating stage, so no small candidate is
+# left to outrank it. A loop stopped between the two finds the grown model and only records it.
 grow_when_due() {
   [[ -n $grow_to && -z $grown ]] || return 0
   (($(running_seconds) >= grow_after * 60)) || return 0
@@ -460,21 +490,26 @@ grow_when_due() {
     return 0
   fi
   name=$run_name-$grow_to-s${BASH_REMATCH[1]}-d${BASH_REMATCH[2]}
-  if [[ $source != "$name" ]]; then
+  if [[ ! -d $base/models/$name ]]; then
     record_phase grow "$1"
     echo "--- cycle $1: grow $source to $grow_to ($(date -u +%H:%M:%S))" >&2
     echo "=== cycle $1: grow ($(date -u +%H:%M:%S)) ===" >> "$console_log"
     "$bin/tengen-grow-model" --from "$base/models/$source" --arch "$grow_to" \
       --models-dir "$base/models" --name "$name" >> "$console_log" 2>&1 || {
+      stop_if_interrupted "$1"
       record_phase failed:grow "$1"
       tail -5 "$console_log" >&2
       echo "synchronous_loop.sh: tengen-grow-model could not grow $source to $grow_to (its output: $console_log)" >&2
       exit 1
     }
+    local older
+    older=$(stat -c %Y "$base/models/$source")
+    (($(stat -c %Y "$base/models/$name") > older)) || touch -m -d "@$((older + 1))" "$base/models/$name"
   fi
-  echo "$grow_to $name" > "$base/status/grown.tmp" && mv -f "$base/status/grown.tmp" "$base/status/grown"
+  write_file "$base/status/grown" "$grow_to $name"
   grown=$name model_kind=$grow_to training_name=$grow_to trainer_init=$base/models/$name
   echo "synchronous_loop.sh: grew $source to $name; training $training_name from it" >&2
+  stop_if_interrupted "$1"
 }
 
 # ladder_result: the match that ran last, as tengen-match summed it up, for the cycle's summary.
@@ -493,12 +528,12 @@ while ((cycles == 0 || cycles_this_run < cycles)); do
   cycle_start=$(date +%s)
   cycle_gating=""
   cycle_ladder=""
-  grow_when_due "$cycle"
   if ((gating)); then
     before=("$(model_dirs "$base/models")" "$(model_dirs "$base/rejectedmodels")")
     run_stage gating "$cycle" gatekeeper --quit-if-no-nets-to-test true
     cycle_gating="; gating: $(gating_result "${before[@]}")"
   fi
+  grow_when_due "$cycle"
   run_stage selfplay "$cycle" selfplay --models-dir "$base/models" --max-games-total "$games"
   cycle_games=$(selfplay_result)
   run_stage shuffle "$cycle" shuffler --once true

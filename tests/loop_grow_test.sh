@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # scripts/synchronous_loop.sh --grow-to: a 7x7 loop of b1c16 nets grows its newest trained
 # model to b1c24 at the start of cycle 2 (--grow-after 0). The grown model is published into
-# models/ under its source's samples and rows, selfplay plays it, the trainer goes on as
-# train/b1c24/ from its weights with names counting on from its samples, and cycle 3 plays the
-# trained b1c24 net. A resumed loop goes on at b1c24 without --grow-to; growing to another size
-# then, and sizes smaller than the run's, are refused.
+# models/ under its source's samples and rows and a newer time, selfplay plays it, the trainer
+# goes on as train/b1c24/ from its weights with names counting on from its samples, and cycle 3
+# plays the trained b1c24 net. A resumed loop goes on at b1c24 without --grow-to; growing to
+# another size then, sizes smaller than the run's, and trainer settings the growth chooses are
+# refused. With gating, the small net's last candidate is gated before the growth and does not
+# take selfplay back from the grown model.
 #
 #   loop_grow_test.sh SOURCE_DIR BIN_DIR
 set -euo pipefail
@@ -15,11 +17,12 @@ trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
 base=$work/base
 source "$src/tests/loop_lib.sh"
 
-tiny_loop_sets selfplay shuffler
+tiny_loop_sets selfplay shuffler gatekeeper
 # The tiny trainer without its model_kind and run_name, which would win over the loop's.
 loop_sets+=(--set-trainer pos_len=7 --set-trainer batch_size=16 --set-trainer samples_per_epoch=64
   --set-trainer max_train_bucket_per_new_data=4 --set-trainer precision=fp32 --set-trainer threads=1)
-loop() { TENGEN_BIN=$bin bash "$src/scripts/synchronous_loop.sh" "$base" grow tiny b1c16 0 \
+gating=0
+loop() { TENGEN_BIN=$bin bash "$src/scripts/synchronous_loop.sh" "$base" grow tiny b1c16 "$gating" \
   --games-per-cycle 6 --ladder-games 0 "${loop_sets[@]}" "$@"; }
 
 refused() {  # refused MESSAGE OPTIONS...: the loop exits 2 naming MESSAGE, before anything starts
@@ -33,6 +36,8 @@ refused "must have at least the blocks and channels of MODELKIND b1c16" --grow-t
 refused "must have at least the blocks and channels of MODELKIND b1c16" --grow-to b1c16
 refused "must look like b6c96" --grow-to big
 refused "grow-after must be a number of minutes" --grow-to b1c24 --grow-after soon
+refused "a loop that grows its net chooses the trainer's model_kind" --grow-to b1c24 \
+  --set-trainer model-kind=b1c16
 [[ ! -e $base ]] || fail "a refused loop created its base directory"
 
 loop --cycles 3 --grow-to b1c24 --grow-after 0 > "$work/loop.log" 2>&1 ||
@@ -50,6 +55,8 @@ grep -q '"architecture": "b1c24"' "$base/models/$grown/model.json" || fail "$gro
   fail "selfplay did not play the grown model"
 grep -rq "starting from the weights of model $base/models/$grown ($samples samples)" "$base/logs/trainer" ||
   fail "the b1c24 training did not start from the grown model"
+(($(stat -c %Y "$base/models/$grown") > $(stat -c %Y "$base/models/$source_model"))) ||
+  fail "$grown is not newer than $source_model in whole seconds (selfplay breaks ties by them)"
 # The b1c24 training's models count on from the grown model's samples, and the last cycle
 # played one of them.
 trained=$(ls "$base/models" | grep -v '\.tmp' | grep '^grow-b1c24-s' | grep -vx "$grown" |
@@ -70,4 +77,19 @@ grep -rq "resuming from $base/train/b1c24/checkpoints/" "$base/logs/trainer" ||
 [[ $(cat "$base/status/grown") == "b1c24 $grown" ]] || fail "status/grown changed on resuming"
 [[ ! -d $base/train/b1c32 ]] || fail "unexpected training"
 refused "this run grew to b1c24 already" --grow-to b1c32
+refused "a loop that grows its net chooses the trainer's model_kind" --set-trainer init_from=/x
 echo "ok: grew $source_model to $grown; trained $(wc -w <<< "$trained") b1c24 models on from $samples samples"
+
+# With gating: cycle 2 gates cycle 1's candidate, then grows the model it accepted; cycle 3
+# gates the b1c24 candidates against the grown model and plays the one it accepts.
+gating=1 base=$work/gated
+loop --cycles 3 --grow-to b1c24 --grow-after 0 > "$work/gated.log" 2>&1 ||
+  { code=$?; cat "$work/gated.log"; fail "gated loop exited $code"; }
+read -r arch grown < "$base/status/grown" || fail "gated: no BASE/status/grown"
+[[ -n $(find "$base/selfplay/$grown/tdata" -name '*.npz' 2> /dev/null) ]] ||
+  { cat "$work/gated.log"; fail "gated: selfplay did not play the grown model $grown"; }
+played=$(ls "$base/selfplay" | grep '^grow-b1c24-s' | grep -vx "$grown" || true)
+[[ -n $played ]] || { cat "$work/gated.log"; fail "gated: cycle 3 did not play a trained b1c24 model: $(ls "$base/selfplay")"; }
+[[ -z $(ls "$base/selfplay" | grep '^grow-tiny-s' | grep -vx "${grown/b1c24/tiny}") ]] ||
+  fail "gated: selfplay went back to a small net after the growth: $(ls "$base/selfplay")"
+echo "ok: gated, grew to $grown and played $played"

@@ -1,6 +1,7 @@
 // The trainer's torch-free bookkeeping: the train bucket, epoch plans, the checkpointed state,
 // shuffle discovery and batches with symmetries.
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <set>
 
@@ -78,6 +79,22 @@ TEST_CASE("train state: JSON round trip and clear errors") {
   CHECK_THROWS_WITH_AS(TrainState::FromJson("{\"samples\": 1}", "ckpt/state.json"),
                        doctest::Contains("ckpt/state.json: missing field 'epochs'"), FormatError);
   CHECK_THROWS_AS(TrainState::FromJson("not json", "f"), FormatError);
+}
+
+TEST_CASE("train state: samples_before kept through JSON, 0 when absent, never negative") {
+  TrainState state;
+  state.samples = 64;
+  state.samples_before = 1857024;
+  const std::string text = state.ToJson();
+  CHECK(TrainState::FromJson(text, "x").samples_before == 1857024);
+  // A state written before the field existed: its names counted from 0.
+  nlohmann::json older = nlohmann::json::parse(text);
+  older.erase("samples_before");
+  CHECK(TrainState::FromJson(older.dump(), "x").samples_before == 0);
+  older["samples_before"] = -5;
+  CHECK_THROWS_WITH_AS(TrainState::FromJson(older.dump(), "ckpt/state.json"),
+                       doctest::Contains("ckpt/state.json: field 'samples_before' is negative"),
+                       FormatError);
 }
 
 TEST_CASE("train state: the recorded size and CRC-32 of trainer.pt, kept through JSON") {

@@ -8,8 +8,9 @@
 // format of nn/torch/model.h, batch norms unfolded) plus training.json, a JSON object:
 //   format         "tengen-snapshot"
 //   run, training_name   strings
-//   samples, rows  training samples and data rows seen (ints >= 0); they must equal the s<N>
-//                  and d<N> of the name <run>-<trainingname>-s<samples>-d<rows>
+//   samples, rows  training samples (those of the weights the training started from,
+//                  samples_before, included) and data rows seen (ints >= 0); they must equal
+//                  the s<N> and d<N> of the name <run>-<trainingname>-s<samples>-d<rows>
 //   checkpoint     the trainer checkpoint the snapshot came from (string)
 //   created_utc    when the trainer wrote it (string)
 //
