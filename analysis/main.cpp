@@ -14,6 +14,7 @@
 #include "analysis/analysis_engine.h"
 #include "analysis/katago_args.h"
 #include "gtp/search_player.h"
+#include "nn/eval_cache.h"
 #include "play/play_net.h"
 #include "util/config.h"
 #include "util/error.h"
@@ -120,6 +121,7 @@ int Main(int argc, const char* const argv[]) {
   options.defaults.max_pv_length = static_cast<int>(config.GetInt("analysis_pv_len"));
   options.version = CodeVersion();
   options.seed = seeder.Next();
+  if (nn::EvalCache* cache = evaluators.cache()) options.clear_cache = [cache] { cache->Clear(); };
   analysis::WorkerHooks hooks;
   if (nn::BatchingServer* server = evaluators.server()) {
     hooks.begin = [server] { server->AddClient(); };

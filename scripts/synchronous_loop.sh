@@ -454,25 +454,35 @@ rate_newest() {
   echo "$model" >> "$base/ladder/rated.txt"
 }
 
-# rate_when_due CYCLE SECONDS: adds the cycle's SECONDS to the running time since the last
-# rating (BASE/ladder/seconds_since_rating, so that a stopped and resumed loop counts on) and
-# rates the newest model once --rate-every minutes have passed.
-rate_when_due() {
-  ((ladder_games > 0)) || return 0
-  local clock=$base/ladder/seconds_since_rating since
-  mkdir -p "$base/ladder"
-  since=$(($(cat "$clock" 2> /dev/null || echo 0) + $2))
-  if ((since >= rate_every * 60)); then
-    rate_newest "$1"
-    since=0
-  fi
-  write_file "$clock" "$since"
-}
-
 # The running time of the loop's finished cycles, all runs on this base directory together.
 running_clock=$base/status/loop_running_seconds
 running_seconds() { cat "$running_clock" 2> /dev/null || echo 0; }
 add_running_time() { write_file "$running_clock" $(($(running_seconds) + $1)); }
+
+# rate_when_due CYCLE SECONDS: rates the newest model once --rate-every minutes of running time
+# (the unfinished cycle's SECONDS counted) have passed since the last rating, whose running time
+# BASE/ladder/rated_at_seconds keeps. A base directory that counted the time since its last
+# rating on a clock of its own (seconds_since_rating) has it moved over.
+rate_when_due() {
+  ((ladder_games > 0)) || return 0
+  local clock=$base/ladder/rated_at_seconds old=$base/ladder/seconds_since_rating
+  local now=$(($(running_seconds) + $2)) last
+  mkdir -p "$base/ladder"
+  if [[ -f $old ]]; then
+    [[ -f $clock ]] || write_file "$clock" $((now - $2 - $(cat "$old")))
+    rm -f "$old"
+  fi
+  last=$(cat "$clock" 2> /dev/null || echo 0)
+  if [[ ! $last =~ ^-?[0-9]+$ ]]; then
+    echo "synchronous_loop.sh: $clock holds '$last', not a number of seconds" >&2
+    exit 1
+  fi
+  # A clock ahead of the running time (a loop stopped after a rating, before its cycle counted)
+  # rates at once.
+  ((now - last >= rate_every * 60 || last > now)) || return 0
+  rate_newest "$1"
+  write_file "$clock" "$now"
+}
 
 # grow_when_due CYCLE: once the finished cycles have run --grow-after minutes, grows the newest
 # accepted model to --grow-to into models/ under the samples and rows of the model it grew from,
@@ -502,10 +512,10 @@ grow_when_due() {
       echo "synchronous_loop.sh: tengen-grow-model could not grow $source to $grow_to (its output: $console_log)" >&2
       exit 1
     }
-    local older
-    older=$(stat -c %Y "$base/models/$source")
-    (($(stat -c %Y "$base/models/$name") > older)) || touch -m -d "@$((older + 1))" "$base/models/$name"
   fi
+  local older
+  older=$(stat -c %Y "$base/models/$source")
+  (($(stat -c %Y "$base/models/$name") > older)) || touch -m -d "@$((older + 1))" "$base/models/$name"
   write_file "$base/status/grown" "$grow_to $name"
   grown=$name model_kind=$grow_to training_name=$grow_to trainer_init=$base/models/$name
   echo "synchronous_loop.sh: grew $source to $name; training $training_name from it" >&2

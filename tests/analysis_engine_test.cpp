@@ -201,7 +201,10 @@ TEST_CASE("analysis engine: reportAnalysisWinratesAs in overrideSettings changes
 TEST_CASE("analysis engine: errors, warnings and actions answer at once and the engine goes on") {
   FakeEvaluator evaluator(0.0f, 0.0f);
   Responses out;
-  AnalysisEngine engine(Options(), {&evaluator}, out.Writer());
+  int clears = 0;
+  AnalysisEngineOptions options = Options();
+  options.clear_cache = [&clears] { ++clears; };
+  AnalysisEngine engine(options, {&evaluator}, out.Writer());
   engine.Submit("{oops");
   engine.Submit(Query("bad", R"("moves":[["B","C3"],["W","C3"]])"));
   engine.Submit(R"({"id":"v","action":"query_version"})");
@@ -218,6 +221,7 @@ TEST_CASE("analysis engine: errors, warnings and actions answer at once and the 
   CHECK(all[2] == Json::parse(R"({"id":"v","action":"query_version","version":"test-version",)"
                               R"("git_hash":"test-version"})"));
   CHECK(all[3] == Json::parse(R"({"id":"c","action":"clear_cache"})"));
+  CHECK(clears == 1);
   CHECK(all[4] == Json::parse(R"({"id":"ok","field":"flavour","warning":)"
                               R"("unexpected or unused field"})"));
   CHECK(all[5].at("id") == "ok");

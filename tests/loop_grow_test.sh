@@ -6,7 +6,8 @@
 # plays the trained b1c24 net. A resumed loop goes on at b1c24 without --grow-to; growing to
 # another size then, sizes smaller than the run's, and trainer settings the growth chooses are
 # refused. With gating, the small net's last candidate is gated before the growth and does not
-# take selfplay back from the grown model.
+# take selfplay back from the grown model. A grown model published by a loop that stopped before
+# recording it is recorded and played on resuming.
 #
 #   loop_grow_test.sh SOURCE_DIR BIN_DIR
 set -euo pipefail
@@ -93,3 +94,22 @@ played=$(ls "$base/selfplay" | grep '^grow-b1c24-s' | grep -vx "$grown" || true)
 [[ -z $(ls "$base/selfplay" | grep '^grow-tiny-s' | grep -vx "${grown/b1c24/tiny}") ]] ||
   fail "gated: selfplay went back to a small net after the growth: $(ls "$base/selfplay")"
 echo "ok: gated, grew to $grown and played $played"
+
+# A loop stopped after publishing the grown model and before recording it: the resumed loop
+# records the model it finds and makes it newer than its source, so selfplay plays it.
+gating=0 base=$work/crashed
+loop --cycles 1 > "$work/crashed.log" 2>&1 || { code=$?; cat "$work/crashed.log"; fail "crashed: loop exited $code"; }
+source_model=$(ls "$base/models" | grep '^grow-tiny-s[1-9]' | sort -V | tail -1 || true)
+[[ $source_model =~ -s([0-9]+)-d([0-9]+)$ ]] || fail "crashed: no trained model: $(ls "$base/models")"
+grown=grow-b1c24-s${BASH_REMATCH[1]}-d${BASH_REMATCH[2]}
+"$bin/tengen-grow-model" --from "$base/models/$source_model" --arch b1c24 --models-dir "$base/models" \
+  --name "$grown" > "$work/grow.log" 2>&1 || { cat "$work/grow.log"; fail "tengen-grow-model failed"; }
+touch -m -r "$base/models/$source_model" "$base/models/$grown"
+loop --cycles 1 --grow-to b1c24 --grow-after 0 > "$work/crashed.log" 2>&1 ||
+  { code=$?; cat "$work/crashed.log"; fail "crashed: the resumed loop exited $code"; }
+[[ $(cat "$base/status/grown") == "b1c24 $grown" ]] || fail "crashed: status/grown says $(cat "$base/status/grown")"
+(($(stat -c %Y "$base/models/$grown") > $(stat -c %Y "$base/models/$source_model"))) ||
+  fail "crashed: $grown is not newer than $source_model"
+[[ -n $(find "$base/selfplay/$grown/tdata" -name '*.npz' 2> /dev/null) ]] ||
+  { cat "$work/crashed.log"; fail "crashed: selfplay did not play the grown model $grown"; }
+echo "ok: a grown model published before a stop is recorded and played"

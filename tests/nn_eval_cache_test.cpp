@@ -65,6 +65,20 @@ TEST_CASE("eval cache: a stored position comes back exactly; others miss; hits a
   CHECK(cache.hits() == 2);
 }
 
+TEST_CASE("eval cache: cleared, it forgets every position and keeps its counts") {
+  EvalCache cache(200, kPosLen);
+  RowOutput out;
+  for (int seed = 0; seed < 100; ++seed) cache.Store(KeyOf(seed), OutputsOf(seed));
+  REQUIRE(cache.Lookup(KeyOf(99), &out));
+  cache.Clear();
+  for (int seed = 0; seed < 100; ++seed) CHECK_FALSE(cache.Lookup(KeyOf(seed), &out));
+  CHECK(cache.lookups() == 101);
+  CHECK(cache.hits() == 1);
+  cache.Store(KeyOf(5), OutputsOf(5));
+  REQUIRE(cache.Lookup(KeyOf(5), &out));
+  CHECK(SameOutputs(out, OutputsOf(5)));
+}
+
 TEST_CASE("eval cache: a position takes its slot over from the one that held it") {
   EvalCache cache(1, kPosLen);  // every key shares the one slot
   RowOutput out;

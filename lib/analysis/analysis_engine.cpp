@@ -87,6 +87,8 @@ void AnalysisEngine::HandleAction(const ActionQuery& action) {
   if (action.action == "query_version") {
     answer["version"] = options_.version;
     answer["git_hash"] = options_.version;
+  } else if (action.action == "clear_cache") {
+    if (options_.clear_cache) options_.clear_cache();
   } else if (action.action == "terminate") {
     Terminate(&action.terminate_id, action.turn_numbers);
   } else if (action.action == "terminate_all") {

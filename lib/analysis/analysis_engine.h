@@ -7,11 +7,11 @@
 // search side by side, so behind a batching server their leaves meet in one batch on the net:
 // the point of the protocol, a whole game record analysed in one go.
 //
-// Actions: query_version and clear_cache are answered at once (tengen keeps no evaluation
-// cache: clear_cache has nothing to clear); terminate and terminate_all answer at once, drop the
-// matching positions still queued (each answered with noResults) and stop the matching searches
-// under way (each answered with what it found so far). Every position of a query ends with
-// exactly one response whose isDuringSearch is false.
+// Actions: query_version and clear_cache are answered at once (clear_cache empties the
+// evaluation cache through AnalysisEngineOptions::clear_cache); terminate and terminate_all answer
+// at once, drop the matching positions still queued (each answered with noResults) and stop the
+// matching searches under way (each answered with what it found so far). Every position of a query
+// ends with exactly one response whose isDuringSearch is false.
 //
 // A bad line is answered with an error response naming the field and never ends the process.
 
@@ -35,6 +35,7 @@ struct AnalysisEngineOptions {
   QueryDefaults defaults;
   std::string version;  // query_version's answer
   uint64_t seed = 1;
+  std::function<void()> clear_cache;  // what clear_cache does (none: only answered)
 };
 
 // Called on a worker around each position's search: a batching server counts the searching

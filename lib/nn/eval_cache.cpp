@@ -82,4 +82,11 @@ void EvalCache::Store(const EvalCacheKey& key, const RowOutput& outputs) {
   used_[slot] = 1;
 }
 
+void EvalCache::Clear() {
+  for (size_t stripe = 0; stripe < kLockStripes; ++stripe) {
+    std::lock_guard<std::mutex> lock(locks_[stripe]);
+    for (size_t slot = stripe; slot < used_.size(); slot += kLockStripes) used_[slot] = 0;
+  }
+}
+
 }  // namespace tengen::nn

@@ -49,6 +49,8 @@ class EvalCache {
   bool Lookup(const EvalCacheKey& key, RowOutput* out);
   // Stores identity-oriented outputs under `key`, replacing whatever held its slot.
   void Store(const EvalCacheKey& key, const RowOutput& outputs);
+  // Forgets every stored position (the counts stay); safe beside Lookup and Store.
+  void Clear();
 
   int64_t entries() const { return entries_; }
   int64_t hits() const { return hits_.load(std::memory_order_relaxed); }

@@ -1,7 +1,7 @@
 #pragma once
 // The libtorch APIs that differ between the versions tengen builds with (Debian's 1.13 and
 // upstream 2.x), in one place: code elsewhere in nn/torch uses these and no version checks of
-// its own. Part of nn/torch (it includes libtorch); see docs/GPU.md, "Building".
+// its own. Part of nn/torch (it includes libtorch); see README.md, "Building and testing".
 //
 // - Autocast: 2.4 replaced set_enabled / set_cpu_enabled and the per-device dtype functions
 //   with ones that take a device type (AutocastScope).
