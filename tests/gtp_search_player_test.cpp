@@ -12,6 +12,7 @@
 
 #include "go/board.h"
 #include "go/game.h"
+#include "go/score.h"
 #include "gtp/cleanup.h"
 #include "gtp/gtp_engine.h"
 #include "gtp/search_player.h"
@@ -376,6 +377,127 @@ TEST_CASE("cleanup: kgs-genmove_cleanup captures the dead stones before passing"
     REQUIRE(engine.HandleLine("play w pass", &quit) == "= \n\n");
   }
   CHECK(black_moves >= 2);  // A4 had three liberties
+}
+
+TEST_CASE("cleanup: the settled count takes the dead stones off the board") {
+  // kDeadStones with made-up ownership: black owns columns A-C and its stone G4, white columns
+  // E-G. So the white stone A4 is dead and the black stone G4 is not.
+  std::vector<float> ownership(7 * 7);
+  for (int y = 0; y < 7; ++y) {
+    for (int x = 0; x < 7; ++x) ownership[y * 7 + x] = x <= 2 ? 1.0f : x >= 4 ? -1.0f : 0.0f;
+  }
+  ownership[3 * 7 + 6] = 1.0f;
+  const go::Board board = go::Board::FromAscii(kDeadStones);
+  // As the board stands, A4 and G4 make both sides' areas dame: 8 stones each.
+  CHECK(go::TrompTaylorScore(board, 0.5) == doctest::Approx(-0.5));
+  // Without A4, columns A-C are black's (21) and G4 counts (1); white has column E (7).
+  CHECK(SettledScore(board, ownership, 0.5, 0.5) == doctest::Approx(22 - 7 - 0.5));
+  // With G4 dead too, both sides have 21.
+  ownership[3 * 7 + 6] = -1.0f;
+  CHECK(SettledScore(board, ownership, 0.5, 0.5) == doctest::Approx(-0.5));
+}
+
+TEST_CASE("cleanup: the cleanup phase starts after the game's first two passes") {
+  go::GameState game(7);
+  const go::Board& b = game.board();
+  game.Play({b.LocOf(2, 2), go::Color::kBlack});
+  game.Play({go::kPassLoc, go::Color::kWhite});
+  game.Play({b.LocOf(4, 4), go::Color::kBlack});  // a pass, then a move: not the end
+  game.Play({go::kPassLoc, go::Color::kWhite});
+  CHECK(CleanupStart(game).moves().size() == game.moves().size());  // no two passes yet
+  game.Play({go::kPassLoc, go::Color::kBlack});
+  game.Play({b.LocOf(3, 3), go::Color::kWhite});
+  game.Play({go::kPassLoc, go::Color::kBlack});
+  game.Play({go::kPassLoc, go::Color::kWhite});
+  const go::GameState start = CleanupStart(game);
+  CHECK(start.moves().size() == 5);
+  CHECK(start.board().At(b.LocOf(3, 3)) == go::Color::kEmpty);
+  CHECK(start.board().StoneCount(go::Color::kBlack) == 2);
+}
+
+TEST_CASE("cleanup: the count is taken away only by the opponent's stones since both passed") {
+  // One stone each, both pass: white wins by komi.
+  go::GameState game(7);
+  game.set_komi(7.5);
+  const go::Board& b = game.board();
+  game.Play({b.LocOf(3, 3), go::Color::kBlack});
+  game.Play({b.LocOf(5, 3), go::Color::kWhite});
+  game.Play({go::kPassLoc, go::Color::kBlack});
+  game.Play({go::kPassLoc, go::Color::kWhite});
+  // Ownership made up for the test: black owns every point, so white's stone is dead and the
+  // settled count is black's.
+  const std::vector<float> all_black(7 * 7, 1.0f);
+  CleanupParams params;
+  // The same board as when both passed: whatever an estimate says, nothing was taken.
+  CHECK_FALSE(CountTakenAway(game, go::Color::kWhite, all_black, params));
+  game.Play({b.LocOf(3, 0), go::Color::kBlack});
+  CHECK(CountTakenAway(game, go::Color::kWhite, all_black, params));
+  // Black was behind when both passed: nothing was taken from black.
+  CHECK_FALSE(CountTakenAway(game, go::Color::kBlack, all_black, params));
+}
+
+struct CleanupAnswer {
+  std::string answer;
+  bool plays_on = false;
+};
+
+// The engine's answer to kgs-genmove_cleanup after `moves` (GTP play arguments) on 7x7 at
+// komi 7.5.
+CleanupAnswer AskCleanup(const std::vector<std::string>& moves, const std::string& color) {
+  Fixture fixture;
+  SearchPlayerParams params;
+  params.visits = 30;
+  GtpOptions options;
+  options.board_size = 7;
+  auto player = std::make_unique<SearchPlayer>(params, fixture.pointers, 11);
+  const SearchPlayer* search_player = player.get();
+  GtpEngine engine(options, std::move(player));
+  bool quit = false;
+  REQUIRE(engine.HandleLine("komi 7.5", &quit) == "= \n\n");
+  for (const std::string& move : moves) {
+    REQUIRE(engine.HandleLine("play " + move, &quit) == "= \n\n");
+  }
+  CleanupAnswer result;
+  result.answer = engine.HandleLine("kgs-genmove_cleanup " + color, &quit);
+  result.plays_on = search_player->last_summary().plays_on;
+  return result;
+}
+
+// Moves after `start` in which `color` plays `points` one by one and the other colour passes
+// in between.
+std::vector<std::string> Wall(std::vector<std::string> start, const std::string& color,
+                              const std::string& other) {
+  for (const char* point : {"d1", "d2", "d3", "d5", "d6", "d7"}) {
+    start.push_back(color + " " + point);
+    start.push_back(other + " pass");
+  }
+  start.pop_back();
+  return start;
+}
+
+TEST_CASE("cleanup: plays on when the opponent's moves take away a count that was won") {
+  // One stone each, both pass: white wins by komi. Then black walls off the left three
+  // columns in the cleanup phase while white passes: the count is black's now.
+  const CleanupAnswer white = AskCleanup(Wall({"b d4", "w f4", "b pass", "w pass"}, "b", "w"), "w");
+  REQUIRE(white.answer[0] == '=');
+  CHECK(white.answer != "= pass\n\n");
+  CHECK(white.plays_on);
+  // The same wall built by white against black, who was behind when both passed: black has
+  // nothing to clean up and passes.
+  const CleanupAnswer black = AskCleanup(Wall({"b f4", "w d4", "b pass", "w pass"}, "w", "b"), "b");
+  CHECK(black.answer == "= pass\n\n");
+  CHECK_FALSE(black.plays_on);
+}
+
+TEST_CASE("cleanup: a count that stays won ends with a pass once the dead stones are off") {
+  // kDeadStones without G4: white wins by komi once A4 is off. Black captures A4 in the
+  // cleanup phase; white has nothing dead to capture and passes.
+  const std::vector<std::string> moves = {
+      "b c1", "w e1", "b c2", "w e2", "b c3", "w e3",   "b c4",   "w e4", "b c5",   "w e5", "b c6",
+      "w e6", "b c7", "w e7", "b b4", "w a4", "b pass", "w pass", "b a3", "w pass", "b a5"};
+  const CleanupAnswer white = AskCleanup(moves, "w");
+  CHECK(white.answer == "= pass\n\n");
+  CHECK_FALSE(white.plays_on);
 }
 
 }  // namespace

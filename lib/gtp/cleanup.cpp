@@ -1,6 +1,7 @@
 #include "gtp/cleanup.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <set>
 #include <tuple>
 
@@ -56,6 +57,48 @@ std::vector<go::Loc> DeadStones(const go::Board& board, const std::vector<float>
     }
   }
   return dead;
+}
+
+double SettledScore(const go::Board& board, const std::vector<float>& ownership,
+                    double dead_threshold, double komi) {
+  go::Board settled = board;
+  for (const go::Color color : {go::Color::kBlack, go::Color::kWhite}) {
+    for (const go::Loc loc : DeadStones(board, ownership, color, dead_threshold)) {
+      settled.SetStone(loc, go::Color::kEmpty);
+    }
+  }
+  return go::TrompTaylorScore(settled, komi);
+}
+
+go::GameState CleanupStart(const go::GameState& game) {
+  const std::vector<go::Move>& moves = game.moves();
+  for (size_t i = 1; i < moves.size(); ++i) {
+    if (moves[i - 1].loc != go::kPassLoc || moves[i].loc != go::kPassLoc) continue;
+    go::GameState start = game;
+    for (size_t undone = i + 1; undone < moves.size(); ++undone) start.Undo();
+    return start;
+  }
+  return game;
+}
+
+bool CountTakenAway(const go::GameState& game, go::Color color, const std::vector<float>& ownership,
+                    const CleanupParams& params) {
+  const go::GameState start = CleanupStart(game);
+  const std::vector<go::Move>& moves = game.moves();
+  const go::Color opponent = go::Opponent(color);
+  const auto opponent_stone = [&](const go::Move& m) {
+    return m.color == opponent && m.loc != go::kPassLoc;
+  };
+  const auto since_start = moves.begin() + static_cast<std::ptrdiff_t>(start.moves().size());
+  if (std::none_of(since_start, moves.end(), opponent_stone)) return false;
+  const double sign = color == go::Color::kBlack ? 1.0 : -1.0;
+  const double komi = game.rules().komi;
+  Rng start_rng(start.board().hash());
+  const std::vector<float> start_ownership = PlayoutOwnership(start, params.playouts, start_rng);
+  const double before =
+      sign * SettledScore(start.board(), start_ownership, params.dead_threshold, komi);
+  if (before <= 0) return false;
+  return sign * SettledScore(game.board(), ownership, params.dead_threshold, komi) <= 0;
 }
 
 go::Loc ChooseCleanupMove(const go::GameState& game, go::Color color,

@@ -33,8 +33,17 @@
 // anything and would only feed stones to the opponent, so with nothing else left we pass.
 // When (a) does not hold, or no move satisfies (b), the engine passes: the game was settled
 // when both players passed, and the cleanup phase only removes dead stones (KGS's meaning).
-// Playing on there would let the search's rule against passing a lost game (search/mcts.h)
+// Playing on there would let the search's rule against passing on an open board (search/mcts.h)
 // keep a losing engine throwing stones into the winner's area until a move cap.
+//
+// The exception: the opponent takes the count away (CountTakenAway). The settled count is the
+// Tromp-Taylor count once the dead stones of both colours (by the estimate above) are off the
+// board: what the cleanup phase heads for. Capturing dead stones and filling one's own area do
+// not change it; new stones in open space do. An opponent that plays on in the cleanup phase
+// (a weak engine that passed on a nearly empty board and then builds a corner, say) can turn a
+// settled count that was ours when both passed into one that is not; then the engine plays
+// the search's move as in a normal genmove, until the settled count is ours again. An engine
+// that was behind when both passed never plays on, so a lost game still ends by passing.
 
 #include <vector>
 
@@ -57,6 +66,23 @@ std::vector<float> PlayoutOwnership(const go::GameState& game, int playouts, Rng
 // least `threshold`.
 std::vector<go::Loc> DeadStones(const go::Board& board, const std::vector<float>& ownership,
                                 go::Color color, double threshold);
+
+// Black's Tromp-Taylor margin, komi included, once the stones that `ownership` gives to the
+// other colour by at least `dead_threshold` are taken off the board: the settled count.
+double SettledScore(const go::Board& board, const std::vector<float>& ownership,
+                    double dead_threshold, double komi);
+
+// Where the cleanup phase began: the game after its first two passes in a row (the end of the
+// main phase), or the game as it stands when it has none.
+go::GameState CleanupStart(const go::GameState& game);
+
+// True when the opponent has played a stone since the cleanup phase began (CleanupStart), the
+// settled count favoured `color` there and no longer does now (`ownership` is PlayoutOwnership
+// of the game now): `color` plays on (see the header comment). The start's estimate draws its
+// playouts from a seed of the start position, so every call of the phase judges the start the
+// same way.
+bool CountTakenAway(const go::GameState& game, go::Color color, const std::vector<float>& ownership,
+                    const CleanupParams& params);
 
 // The cleanup move for `color` (see the header comment), or kPassLoc when the engine passes
 // (no dead opponent stones, or no candidate move). `visits` has size * size + 1 entries

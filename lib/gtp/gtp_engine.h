@@ -33,8 +33,9 @@ namespace tengen::gtp {
 // What genmove asks of a generator.
 struct GenMoveRequest {
   go::Color color = go::Color::kBlack;  // may differ from game.to_move(): GTP allows it
-  // kgs-genmove_cleanup: do not pass while dead opponent stones can still be captured (the
-  // rule is the generator's; gtp/cleanup.h has the one SearchPlayer uses).
+  // kgs-genmove_cleanup: do not pass while dead opponent stones can still be captured, and
+  // play on when the opponent takes the count away (the rule is the generator's;
+  // gtp/cleanup.h has the one SearchPlayer uses).
   bool cleanup = false;
   // Seconds this move may take by the controller's clock (time_left); <= 0: no clock limit.
   double max_seconds = 0;

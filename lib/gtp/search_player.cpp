@@ -288,7 +288,11 @@ GenMoveReply SearchPlayer::GenerateMove(const go::GameState& game, const GenMove
          << std::fixed << std::setprecision(3) << summary_.value << ", score "
          << std::setprecision(1) << summary_.score << ", " << std::setprecision(2)
          << summary_.seconds << " s";
-    if (request.cleanup) line << ", " << summary_.dead_stones << " dead stones";
+    if (summary_.plays_on) {
+      line << ", plays on: the settled count was taken away";
+    } else if (request.cleanup) {
+      line << ", " << summary_.dead_stones << " dead stones";
+    }
     line << ")";
     logger_->Info(line.str());
   }
@@ -297,33 +301,19 @@ GenMoveReply SearchPlayer::GenerateMove(const go::GameState& game, const GenMove
 
 GenMoveReply SearchPlayer::ChooseMove(const go::GameState& game, const go::GameState& state,
                                       const GenMoveRequest& request) {
-  GenMoveReply reply;
+  bool plays_on = false;
   if (request.cleanup) {
-    // Cleanup only removes dead stones: the game was settled when both players passed. So with
-    // nothing dead (or nothing left to do about it) the answer is a pass, whatever the search
-    // would play; the search runs only to rank the cleanup moves.
     const std::vector<float> ownership = PlayoutOwnership(state, params_.cleanup.playouts, rng_);
-    const int dead =
-        static_cast<int>(DeadStones(game.board(), ownership, go::Opponent(request.color),
-                                    params_.cleanup.dead_threshold)
-                             .size());
-    if (dead == 0) {
-      summary_ = SearchSummary();
-      return reply;
-    }
-    const std::vector<int> visits =
-        RunSearches(PerTree(params_.visits),
-                    DeadlineStop(TimeLimit(request)));  // resets summary_
-    summary_.dead_stones = dead;
-    reply.loc = ChooseCleanupMove(game, request.color, ownership, params_.cleanup.dead_threshold,
-                                  visits, rng_);
-    return reply;
+    plays_on = CountTakenAway(game, request.color, ownership, params_.cleanup);
+    if (!plays_on) return CleanupReply(game, request, ownership);
   }
+  GenMoveReply reply;
   const std::vector<int> visits =
       RunSearches(PerTree(params_.visits), DeadlineStop(TimeLimit(request)), request.report_seconds,
                   request.report, /*final_report=*/true);
+  summary_.plays_on = plays_on;
   const int size = game.size();
-  if (params_.resign) {
+  if (params_.resign && !request.cleanup) {
     int& low_turns = low_value_turns_[request.color == go::Color::kWhite ? 1 : 0];
     low_turns = summary_.value < params_.resign_threshold ? low_turns + 1 : 0;
     if (low_turns >= params_.resign_turns) {
@@ -364,6 +354,27 @@ GenMoveReply SearchPlayer::ChooseMove(const go::GameState& game, const go::GameS
     }
   }
   reply.loc = go::kPassLoc;
+  return reply;
+}
+
+GenMoveReply SearchPlayer::CleanupReply(const go::GameState& game, const GenMoveRequest& request,
+                                        const std::vector<float>& ownership) {
+  // Cleanup only removes dead stones: the game was settled when both players passed. So with
+  // nothing dead (or nothing left to do about it) the answer is a pass, whatever the search
+  // would play; the search runs only to rank the cleanup moves.
+  GenMoveReply reply;
+  const int dead = static_cast<int>(DeadStones(game.board(), ownership, go::Opponent(request.color),
+                                               params_.cleanup.dead_threshold)
+                                        .size());
+  if (dead == 0) {
+    summary_ = SearchSummary();
+    return reply;
+  }
+  const std::vector<int> visits =
+      RunSearches(PerTree(params_.visits), DeadlineStop(TimeLimit(request)));  // resets summary_
+  summary_.dead_stones = dead;
+  reply.loc = ChooseCleanupMove(game, request.color, ownership, params_.cleanup.dead_threshold,
+                                visits, rng_);
   return reply;
 }
 

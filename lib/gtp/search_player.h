@@ -45,7 +45,8 @@
 //
 // Cleanup mode (kgs-genmove_cleanup): see gtp/cleanup.h. With dead opponent stones on the
 // board the search runs and its root visits rank the cleanup moves; without, the answer is a
-// pass and no search runs.
+// pass and no search runs. When the opponent's moves have taken away a settled count that
+// was ours when both passed (gtp::CountTakenAway), the move is a normal genmove's.
 
 #include <cstdint>
 #include <functional>
@@ -103,7 +104,8 @@ struct SearchSummary {
   float value = 0;        // mover's view, in [-1, 1]
   float score = 0;        // mover's score lead
   double seconds = 0;
-  int dead_stones = 0;  // opponent stones judged dead (cleanup mode only)
+  int dead_stones = 0;    // opponent stones judged dead (cleanup mode only)
+  bool plays_on = false;  // cleanup mode: the opponent took the settled count away
 };
 
 class SearchPlayer : public MoveGenerator {
@@ -147,6 +149,9 @@ class SearchPlayer : public MoveGenerator {
   AnalysisReport MakeReport() const;
   GenMoveReply ChooseMove(const go::GameState& game, const go::GameState& state,
                           const GenMoveRequest& request);
+  // The cleanup rule's move (ChooseCleanupMove ranked by a search; a pass with nothing dead).
+  GenMoveReply CleanupReply(const go::GameState& game, const GenMoveRequest& request,
+                            const std::vector<float>& ownership);
 
   SearchPlayerParams params_;
   std::vector<std::unique_ptr<Tree>> trees_;
