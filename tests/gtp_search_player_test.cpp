@@ -272,6 +272,8 @@ TEST_CASE("cleanup: random playouts find the dead stones") {
   CHECK(dead_white[0] == board.LocOf(0, 3));
   REQUIRE(dead_black.size() == 1);
   CHECK(dead_black[0] == board.LocOf(6, 3));
+  CHECK(DeadStonesOfBoth(board, ownership, 0.5) ==
+        std::vector<go::Loc>{board.LocOf(6, 3), board.LocOf(0, 3)});
   // The walls are alive: their points belong to their owner in most playouts.
   CHECK(ownership[0 * 7 + 2] > 0.5);
   CHECK(ownership[0 * 7 + 4] < -0.5);

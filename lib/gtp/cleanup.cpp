@@ -59,13 +59,19 @@ std::vector<go::Loc> DeadStones(const go::Board& board, const std::vector<float>
   return dead;
 }
 
+std::vector<go::Loc> DeadStonesOfBoth(const go::Board& board, const std::vector<float>& ownership,
+                                      double threshold) {
+  std::vector<go::Loc> dead = DeadStones(board, ownership, go::Color::kBlack, threshold);
+  const std::vector<go::Loc> white = DeadStones(board, ownership, go::Color::kWhite, threshold);
+  dead.insert(dead.end(), white.begin(), white.end());
+  return dead;
+}
+
 double SettledScore(const go::Board& board, const std::vector<float>& ownership,
                     double dead_threshold, double komi) {
   go::Board settled = board;
-  for (const go::Color color : {go::Color::kBlack, go::Color::kWhite}) {
-    for (const go::Loc loc : DeadStones(board, ownership, color, dead_threshold)) {
-      settled.SetStone(loc, go::Color::kEmpty);
-    }
+  for (const go::Loc loc : DeadStonesOfBoth(board, ownership, dead_threshold)) {
+    settled.SetStone(loc, go::Color::kEmpty);
   }
   return go::TrompTaylorScore(settled, komi);
 }

@@ -67,6 +67,10 @@ std::vector<float> PlayoutOwnership(const go::GameState& game, int playouts, Rng
 std::vector<go::Loc> DeadStones(const go::Board& board, const std::vector<float>& ownership,
                                 go::Color color, double threshold);
 
+// DeadStones of both colours, Black's first.
+std::vector<go::Loc> DeadStonesOfBoth(const go::Board& board, const std::vector<float>& ownership,
+                                      double threshold);
+
 // Black's Tromp-Taylor margin, komi included, once the stones that `ownership` gives to the
 // other colour by at least `dead_threshold` are taken off the board: the settled count.
 double SettledScore(const go::Board& board, const std::vector<float>& ownership,

@@ -144,12 +144,7 @@ std::string GtpEngine::FinalStatusList(const Command& command, bool* ok) {
   const go::Board& board = game_.board();
   const CleanupParams params;
   const std::vector<float> ownership = PlayoutOwnership(game_, params.playouts, status_rng_);
-  std::vector<go::Loc> dead;
-  for (const go::Color color : {go::Color::kBlack, go::Color::kWhite}) {
-    for (const go::Loc loc : DeadStones(board, ownership, color, params.dead_threshold)) {
-      dead.push_back(loc);
-    }
-  }
+  const std::vector<go::Loc> dead = DeadStonesOfBoth(board, ownership, params.dead_threshold);
   // One line per chain, as GNU Go answers.
   std::string text;
   std::vector<bool> listed(go::kMaxArraySize, false);
