@@ -23,16 +23,19 @@
 namespace tengen::gtp {
 namespace {
 
-// Black is lost in every position: the value is -1 for black to move, +1 for white.
-class BlackLosesEvaluator : public search::LeafEvaluator {
+// Every position has the same value for black: `black_value` for black to move, its negation
+// for white.
+class BlackValueEvaluator : public search::LeafEvaluator {
  public:
+  explicit BlackValueEvaluator(float black_value) : black_value_(black_value) {}
   search::LeafEvaluation Evaluate(const go::GameState& state) override {
     search::LeafEvaluation eval = uniform_.Evaluate(state);
-    eval.value = state.to_move() == go::Color::kBlack ? -1.0f : 1.0f;
+    eval.value = state.to_move() == go::Color::kBlack ? black_value_ : -black_value_;
     return eval;
   }
 
  private:
+  float black_value_;
   search::UniformEvaluator uniform_;
 };
 
@@ -219,7 +222,7 @@ TEST_CASE("search player: a time limit alone ends the search") {
 }
 
 TEST_CASE("search player: resigns only when enabled, after the given number of own moves") {
-  BlackLosesEvaluator evaluator;
+  BlackValueEvaluator evaluator(-1.0f);  // black is lost in every position
   std::vector<search::LeafEvaluator*> pointers = {&evaluator};
   SearchPlayerParams params;
   params.visits = 20;
@@ -417,8 +420,8 @@ TEST_CASE("cleanup: the cleanup phase starts after the game's first two passes")
   CHECK(start.board().StoneCount(go::Color::kBlack) == 2);
 }
 
-TEST_CASE("cleanup: the count is taken away only by the opponent's stones since both passed") {
-  // One stone each, both pass: white wins by komi.
+// 7x7 at komi 7.5: black D4, white F4, both pass (white wins by komi).
+go::GameState OneStoneEachBothPassed() {
   go::GameState game(7);
   game.set_komi(7.5);
   const go::Board& b = game.board();
@@ -426,6 +429,13 @@ TEST_CASE("cleanup: the count is taken away only by the opponent's stones since 
   game.Play({b.LocOf(5, 3), go::Color::kWhite});
   game.Play({go::kPassLoc, go::Color::kBlack});
   game.Play({go::kPassLoc, go::Color::kWhite});
+  return game;
+}
+
+TEST_CASE("cleanup: the count is taken away only by the opponent's stones since both passed") {
+  // One stone each, both pass: white wins by komi.
+  go::GameState game = OneStoneEachBothPassed();
+  const go::Board& b = game.board();
   // Ownership made up for the test: black owns every point, so white's stone is dead and the
   // settled count is black's.
   const std::vector<float> all_black(7 * 7, 1.0f);
@@ -436,6 +446,84 @@ TEST_CASE("cleanup: the count is taken away only by the opponent's stones since 
   CHECK(CountTakenAway(game, go::Color::kWhite, all_black, params));
   // Black was behind when both passed: nothing was taken from black.
   CHECK_FALSE(CountTakenAway(game, go::Color::kBlack, all_black, params));
+}
+
+TEST_CASE("cleanup: the search's own judgement before both passed counts for this game only") {
+  go::GameState game(7);
+  const go::Board& b = game.board();
+  game.Play({b.LocOf(3, 3), go::Color::kBlack});
+  game.Play({b.LocOf(5, 3), go::Color::kWhite});
+  const SearchJudgement ahead{game.moves(), 0.6f};
+  game.Play({go::kPassLoc, go::Color::kBlack});
+  game.Play({go::kPassLoc, go::Color::kWhite});
+  CHECK(JudgedAheadBeforeCleanup(ahead, game));
+  CHECK_FALSE(JudgedAheadBeforeCleanup(SearchJudgement{ahead.moves, -0.2f}, game));
+  game.Play({b.LocOf(1, 1), go::Color::kBlack});
+  // Made in the cleanup phase, or in another game: not a judgement of this game's end.
+  CHECK_FALSE(JudgedAheadBeforeCleanup(SearchJudgement{game.moves(), 0.6f}, game));
+  CHECK_FALSE(JudgedAheadBeforeCleanup(
+      SearchJudgement{{{b.LocOf(2, 2), go::Color::kBlack}, {b.LocOf(5, 3), go::Color::kWhite}},
+                      0.6f},
+      game));
+  CHECK(JudgedAheadBeforeCleanup(ahead, game));
+}
+
+TEST_CASE(
+    "cleanup: judged ahead by its search, the engine plays on though the settled count was lost") {
+  // One stone each, both pass: white wins by komi by the settled count. White plays on.
+  go::GameState game = OneStoneEachBothPassed();
+  const go::Board& b = game.board();
+  game.Play({go::kPassLoc, go::Color::kBlack});
+  game.Play({b.LocOf(1, 1), go::Color::kWhite});
+  // Ownership made up for the test: the count is white's now, or black's.
+  const std::vector<float> all_white(7 * 7, -1.0f);
+  const std::vector<float> all_black(7 * 7, 1.0f);
+  CleanupParams params;
+  CHECK_FALSE(CountTakenAway(game, go::Color::kBlack, all_white, params));
+  CHECK(CountTakenAway(game, go::Color::kBlack, all_white, params, /*judged_ahead=*/true));
+  CHECK_FALSE(CountTakenAway(game, go::Color::kBlack, all_black, params, /*judged_ahead=*/true));
+}
+
+// The search player's kgs-genmove_cleanup for black on 7x7 at komi 7.5 after white has filled
+// the left three columns but for two eyes (21 points: black, with at most the other 28, cannot
+// win), black's own genmove (its search valuing every position at `black_value`), both
+// passing, and white filling one of its eyes: does black play on?
+bool BlackPlaysOnAfterOwnGenmove(float black_value) {
+  BlackValueEvaluator evaluator(black_value);
+  SearchPlayerParams params;
+  params.visits = 30;
+  SearchPlayer player(params, {&evaluator}, 13);
+  go::GameState game(7);
+  game.set_komi(7.5);
+  const go::Board& b = game.board();
+  const go::Loc eye = b.LocOf(0, 0);
+  std::vector<go::Loc> white;
+  for (int y = 0; y < 7; ++y) {
+    for (int x = 0; x < 3; ++x) {
+      if (x > 0 || (y != 0 && y != 6)) white.push_back(b.LocOf(x, y));
+    }
+  }
+  for (size_t i = 0; i < white.size(); ++i) {
+    game.Play({i == 0 ? b.LocOf(3, 3) : go::kPassLoc, go::Color::kBlack});
+    game.Play({white[i], go::Color::kWhite});
+  }
+  const GenMoveReply own = player.GenerateMove(game, Request(go::Color::kBlack));
+  REQUIRE_FALSE(own.resign);
+  game.Play({own.loc, go::Color::kBlack});
+  if (own.loc != go::kPassLoc) {
+    game.Play({go::kPassLoc, go::Color::kWhite});
+    game.Play({go::kPassLoc, go::Color::kBlack});
+  }
+  game.Play({go::kPassLoc, go::Color::kWhite});
+  game.Play({go::kPassLoc, go::Color::kBlack});
+  game.Play({eye, go::Color::kWhite});
+  player.GenerateMove(game, Request(go::Color::kBlack, /*cleanup=*/true));
+  return player.last_summary().plays_on;
+}
+
+TEST_CASE("cleanup: the search player asks its own last genmove whether the count was its") {
+  CHECK(BlackPlaysOnAfterOwnGenmove(0.8f));
+  CHECK_FALSE(BlackPlaysOnAfterOwnGenmove(-0.8f));
 }
 
 struct CleanupAnswer {

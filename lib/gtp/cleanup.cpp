@@ -87,8 +87,15 @@ go::GameState CleanupStart(const go::GameState& game) {
   return game;
 }
 
+bool JudgedAheadBeforeCleanup(const SearchJudgement& judgement, const go::GameState& game) {
+  const size_t start = CleanupStart(game).moves().size();
+  const std::vector<go::Move>& moves = game.moves();
+  return judgement.value > 0 && judgement.moves.size() <= start &&
+         std::equal(judgement.moves.begin(), judgement.moves.end(), moves.begin());
+}
+
 bool CountTakenAway(const go::GameState& game, go::Color color, const std::vector<float>& ownership,
-                    const CleanupParams& params) {
+                    const CleanupParams& params, bool judged_ahead) {
   const go::GameState start = CleanupStart(game);
   const std::vector<go::Move>& moves = game.moves();
   const go::Color opponent = go::Opponent(color);
@@ -99,12 +106,11 @@ bool CountTakenAway(const go::GameState& game, go::Color color, const std::vecto
   if (std::none_of(since_start, moves.end(), opponent_stone)) return false;
   const double sign = color == go::Color::kBlack ? 1.0 : -1.0;
   const double komi = game.rules().komi;
+  if (sign * SettledScore(game.board(), ownership, params.dead_threshold, komi) > 0) return false;
+  if (judged_ahead) return true;
   Rng start_rng(start.board().hash());
   const std::vector<float> start_ownership = PlayoutOwnership(start, params.playouts, start_rng);
-  const double before =
-      sign * SettledScore(start.board(), start_ownership, params.dead_threshold, komi);
-  if (before <= 0) return false;
-  return sign * SettledScore(game.board(), ownership, params.dead_threshold, komi) <= 0;
+  return sign * SettledScore(start.board(), start_ownership, params.dead_threshold, komi) > 0;
 }
 
 go::Loc ChooseCleanupMove(const go::GameState& game, go::Color color,

@@ -42,8 +42,14 @@
 // not change it; new stones in open space do. An opponent that plays on in the cleanup phase
 // (a weak engine that passed on a nearly empty board and then builds a corner, say) can turn a
 // settled count that was ours when both passed into one that is not; then the engine plays
-// the search's move as in a normal genmove, until the settled count is ours again. An engine
-// that was behind when both passed never plays on, so a lost game still ends by passing.
+// the search's move as in a normal genmove, until the settled count is ours again. Whether the
+// count was ours when both passed is asked twice: of the settled count there, and of the
+// engine's own search at its last normal genmove before (JudgedAheadBeforeCleanup). Random
+// playouts call many live groups dead (a group with one large eye space that must answer a
+// move inside it, a seki), so by the settled count alone an engine whose group the opponent
+// now attacks could believe the game lost already and pass until the group is captured; its
+// search, which passed believing the group alive, says otherwise. An engine that was behind
+// by both never plays on, so a lost game still ends by passing.
 
 #include <vector>
 
@@ -80,13 +86,25 @@ double SettledScore(const go::Board& board, const std::vector<float>& ownership,
 // main phase), or the game as it stands when it has none.
 go::GameState CleanupStart(const go::GameState& game);
 
+// An engine's own view at one of its genmoves: the game's moves then and its search's value
+// (the mover's view, in [-1, 1]).
+struct SearchJudgement {
+  std::vector<go::Move> moves;
+  float value = 0;
+};
+
+// True when `judgement` was made in this game before its cleanup phase began (its moves are the
+// first moves of CleanupStart(game)) and its search had the mover ahead (value > 0).
+bool JudgedAheadBeforeCleanup(const SearchJudgement& judgement, const go::GameState& game);
+
 // True when the opponent has played a stone since the cleanup phase began (CleanupStart), the
-// settled count favoured `color` there and no longer does now (`ownership` is PlayoutOwnership
-// of the game now): `color` plays on (see the header comment). The start's estimate draws its
-// playouts from a seed of the start position, so every call of the phase judges the start the
-// same way.
+// count was `color`'s there (by the settled count, or `judged_ahead`: JudgedAheadBeforeCleanup
+// of `color`'s last genmove) and the settled count is not `color`'s now (`ownership` is
+// PlayoutOwnership of the game now): `color` plays on (see the header comment). The start's
+// estimate draws its playouts from a seed of the start position, so every call of the phase
+// judges the start the same way.
 bool CountTakenAway(const go::GameState& game, go::Color color, const std::vector<float>& ownership,
-                    const CleanupParams& params);
+                    const CleanupParams& params, bool judged_ahead = false);
 
 // The cleanup move for `color` (see the header comment), or kPassLoc when the engine passes
 // (no dead opponent stones, or no candidate move). `visits` has size * size + 1 entries

@@ -302,9 +302,11 @@ GenMoveReply SearchPlayer::GenerateMove(const go::GameState& game, const GenMove
 GenMoveReply SearchPlayer::ChooseMove(const go::GameState& game, const go::GameState& state,
                                       const GenMoveRequest& request) {
   bool plays_on = false;
+  SearchJudgement& judgement = last_judgement_[request.color == go::Color::kWhite ? 1 : 0];
   if (request.cleanup) {
     const std::vector<float> ownership = PlayoutOwnership(state, params_.cleanup.playouts, rng_);
-    plays_on = CountTakenAway(game, request.color, ownership, params_.cleanup);
+    plays_on = CountTakenAway(game, request.color, ownership, params_.cleanup,
+                              JudgedAheadBeforeCleanup(judgement, game));
     if (!plays_on) return CleanupReply(game, request, ownership);
   }
   GenMoveReply reply;
@@ -312,6 +314,7 @@ GenMoveReply SearchPlayer::ChooseMove(const go::GameState& game, const go::GameS
       RunSearches(PerTree(params_.visits), DeadlineStop(TimeLimit(request)), request.report_seconds,
                   request.report, /*final_report=*/true);
   summary_.plays_on = plays_on;
+  if (!request.cleanup) judgement = SearchJudgement{game.moves(), summary_.value};
   const int size = game.size();
   if (params_.resign && !request.cleanup) {
     int& low_turns = low_value_turns_[request.color == go::Color::kWhite ? 1 : 0];

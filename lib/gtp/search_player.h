@@ -161,6 +161,9 @@ class SearchPlayer : public MoveGenerator {
   // Own moves in a row below resign_threshold, per colour (a controller may ask one engine
   // for both colours' moves).
   int low_value_turns_[2] = {0, 0};
+  // Each colour's last normal genmove: the game's moves then and the search's value (for the
+  // cleanup rule, CountTakenAway).
+  SearchJudgement last_judgement_[2];
 };
 
 }  // namespace tengen::gtp
