@@ -302,7 +302,8 @@ GenMoveReply SearchPlayer::GenerateMove(const go::GameState& game, const GenMove
 GenMoveReply SearchPlayer::ChooseMove(const go::GameState& game, const go::GameState& state,
                                       const GenMoveRequest& request) {
   bool plays_on = false;
-  SearchJudgement& judgement = last_judgement_[request.color == go::Color::kWhite ? 1 : 0];
+  const int side = request.color == go::Color::kWhite ? 1 : 0;
+  SearchJudgement& judgement = last_judgement_[side];
   if (request.cleanup) {
     const std::vector<float> ownership = PlayoutOwnership(state, params_.cleanup.playouts, rng_);
     plays_on = CountTakenAway(game, request.color, ownership, params_.cleanup,
@@ -317,7 +318,7 @@ GenMoveReply SearchPlayer::ChooseMove(const go::GameState& game, const go::GameS
   if (!request.cleanup) judgement = SearchJudgement{game.moves(), summary_.value};
   const int size = game.size();
   if (params_.resign && !request.cleanup) {
-    int& low_turns = low_value_turns_[request.color == go::Color::kWhite ? 1 : 0];
+    int& low_turns = low_value_turns_[side];
     low_turns = summary_.value < params_.resign_threshold ? low_turns + 1 : 0;
     if (low_turns >= params_.resign_turns) {
       reply.resign = true;
