@@ -1,9 +1,12 @@
 #pragma once
 // Helpers shared by the tests.
 
+#include <algorithm>
 #include <boost/filesystem.hpp>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -40,6 +43,14 @@ class TempDir {
  private:
   boost::filesystem::path path_;
 };
+
+// The largest |a[i] - b[i]|; infinity when the sizes differ.
+inline float MaxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return std::numeric_limits<float>::infinity();
+  float diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff = std::max(diff, std::abs(a[i] - b[i]));
+  return diff;
+}
 
 // A python3 that can import numpy: $TENGEN_PYTHON, python3 in PATH, or the system's (a pyenv
 // python3 earlier in PATH may lack the Debian package). Empty if there is none.

@@ -29,6 +29,7 @@
 namespace tengen::nn {
 namespace {
 
+using testing::MaxAbsDiff;
 using testing::TempDir;
 
 ModelConfig SmallConfig(int pos_len, const std::string& arch = "b2c32") {
@@ -65,13 +66,6 @@ EvalBatch RandomBatch(int n, int pos_len, int board_size, uint64_t seed) {
     batch.GlobalRow(i)[1] = 1.0f;
   }
   return batch;
-}
-
-float MaxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
-  REQUIRE(a.size() == b.size());
-  float diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff = std::max(diff, std::abs(a[i] - b[i]));
-  return diff;
 }
 
 bool AllFinite(const std::vector<float>& v) {

@@ -3,16 +3,68 @@
 // nn/torch/net.h is not included here, so doctest's CHECK is the one in force.
 #include <doctest/doctest.h>
 
+#include <boost/filesystem.hpp>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "pipeline/base_dir.h"
 #include "play/torch/torch_loader.h"
 #include "selfplay_check.h"
 #include "test_support.h"
 #include "util/subprocess.h"
+#include "util/text.h"
 
 namespace tengen {
 namespace {
+
+using testing::MaxAbsDiff;
+
+// Selfplay's options for a few tiny games of 5x5 and 7x7 with the net in models_dir, one game
+// at a time (so that no batch mixes games) and a fixed seed.
+std::vector<std::string> OneGameAtATime(const std::string& base, const std::string& models_dir,
+                                        int pos_len, int games) {
+  std::vector<std::string> command = {TENGEN_BIN_DIR "/tengen-selfplay", "--output-dir", base,
+                                      "--models-dir", models_dir};
+  for (const std::string& setting :
+       {std::string("board_sizes=5:1,7:1"), StrCat("pos_len=", pos_len), std::string("seed=11"),
+        std::string("full_visits=8"), std::string("cheap_visits=4"),
+        std::string("full_probability=0.5"), std::string("num_game_threads=1"),
+        std::string("num_search_threads=1"), std::string("devices=cpu"),
+        std::string("precision=fp32"), StrCat("max_games_total=", games)}) {
+    command.push_back("--set");
+    command.push_back(setting);
+  }
+  return command;
+}
+
+// Every row of a run's shards, in the order written.
+std::vector<data::TrainingRow> ReadRows(const std::string& tdata) {
+  std::vector<data::TrainingRow> rows;
+  for (const std::string& file : testing::FilesWith(tdata, ".npz")) {
+    data::Shard shard = data::ReadShard(file);
+    rows.insert(rows.end(), shard.rows.begin(), shard.rows.end());
+  }
+  return rows;
+}
+
+// `planes` planes of from x from values (then `tail` more, the pass) in planes of to x to.
+template <typename T>
+std::vector<float> Framed(const std::vector<T>& v, int from, int to, int planes, int tail) {
+  std::vector<float> out(static_cast<size_t>(planes * to * to + tail), 0.0f);
+  for (int plane = 0; plane < planes; ++plane) {
+    for (int y = 0; y < from; ++y) {
+      for (int x = 0; x < from; ++x) {
+        out[(plane * to + y) * to + x] = static_cast<float>(v[(plane * from + y) * from + x]);
+      }
+    }
+  }
+  for (int i = 0; i < tail; ++i)
+    out[planes * to * to + i] = static_cast<float>(v[planes * from * from + i]);
+  return out;
+}
 
 TEST_CASE("selfplay with a fresh b1c16 net: rows under the model's name, all checked") {
   testing::TempDir base;
@@ -50,6 +102,55 @@ TEST_CASE("selfplay with a fresh b1c16 net: rows under the model's name, all che
   CHECK(testing::FilesWith(pipeline::TdataDir(base.path(), "random"), ".npz").empty());
   CHECK(testing::CheckRows(tdata, sgfs, 50, name, 7) > 0);
   CHECK_FALSE(testing::AnyTemporary(base.path()));
+}
+
+TEST_CASE("selfplay: one net in 7x7 and in 9x9 planes plays the same games, writes the same rows") {
+  testing::TempDir base;
+  const std::string name = "run-frames-s0-d0";
+  const ProcessResult made =
+      RunProcess({TENGEN_BIN_DIR "/tengen-new-model", "--models-dir", base / "models7", "--arch",
+                  "b1c16", "--name", name, "--pos-len", "7", "--seed", "6"});
+  REQUIRE_MESSAGE(made.exit_code == 0, made.output);
+  // The same weights with pos_len 9: the net is convolutional, only the planes around grow.
+  namespace fs = boost::filesystem;
+  const std::string seven_dir = base / "models7/" + name;
+  const std::string nine_dir = base / "models9/" + name;
+  fs::create_directories(nine_dir);
+  for (const auto& entry : fs::directory_iterator(seven_dir)) {
+    fs::copy_file(entry.path(), fs::path(nine_dir) / entry.path().filename());
+  }
+  const std::string meta_path = nine_dir + "/model.json";
+  auto meta = nlohmann::json::parse(ReadFile(meta_path));
+  meta["pos_len"] = 9;
+  std::ofstream(meta_path, std::ios::binary | std::ios::trunc) << meta.dump(2);
+
+  for (const int pos_len : {7, 9}) {
+    const std::string out = base / StrCat("out", pos_len);
+    const ProcessResult run =
+        RunProcess(OneGameAtATime(out, base / StrCat("models", pos_len), pos_len, 3));
+    REQUIRE_MESSAGE(run.exit_code == 0, run.output);
+  }
+  const std::vector<data::TrainingRow> seven = ReadRows(pipeline::TdataDir(base / "out7", name));
+  const std::vector<data::TrainingRow> nine = ReadRows(pipeline::TdataDir(base / "out9", name));
+  REQUIRE(!seven.empty());
+  REQUIRE(seven.size() == nine.size());
+  for (size_t i = 0; i < seven.size(); ++i) {
+    CAPTURE(i);
+    const data::TrainingRow& a = seven[i];
+    const data::TrainingRow& b = nine[i];
+    CHECK(a.board_size == b.board_size);
+    CHECK(a.turn == b.turn);
+    CHECK(a.komi == b.komi);
+    CHECK(Framed(a.spatial, 7, 9, nn::kNumSpatialFeatures, 0) == b.spatial);
+    CHECK(a.global == b.global);
+    // Search targets: the same visits; the priors behind them equal to float noise.
+    CHECK(MaxAbsDiff(Framed(a.policy, 7, 9, 1, 1), b.policy) < 1e-5f);
+    CHECK(MaxAbsDiff(Framed(a.opponent_policy, 7, 9, 1, 1), b.opponent_policy) < 1e-5f);
+    CHECK(Framed(a.ownership, 7, 9, 1, 0) == Framed(b.ownership, 9, 9, 1, 0));
+    CHECK(a.value[0] == b.value[0]);
+    CHECK(a.score == b.score);
+    CHECK(a.weight == b.weight);
+  }
 }
 
 TEST_CASE("torch loader: precision auto and the NHWC layout follow the CPU's flags") {
