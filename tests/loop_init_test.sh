@@ -53,10 +53,11 @@ if TENGEN_BIN=$bin bash "$src/scripts/synchronous_loop.sh" "$base" init tiny b1c
 fi
 grep -q "unknown key 'no_such_key'" "$work/refused.log" || { cat "$work/refused.log"; fail "not named on resuming"; }
 # strength_run.sh --init-from: the model is in models/ before any game (selfplay is made too slow
-# to finish one before the 5 s budget, and drops its games in flight when stopped); the run
-# records it with 0 games and ends at its budget.
+# to finish one before the 18 s budget, time a loaded machine needs to reach the model's
+# publication, and drops its games in flight when stopped); the run records it with 0 games and
+# ends at its budget.
 strength=$work/strength
-TENGEN_BIN=$bin bash "$src/scripts/strength_run.sh" "$strength" --hours 0.0014 --train-only -- \
+TENGEN_BIN=$bin bash "$src/scripts/strength_run.sh" "$strength" --hours 0.005 --train-only -- \
   init tiny b1c16 0 --init-from "$work/start/start-b1c16" --ladder-games 0 "${loop_sets[@]}" \
   --set-selfplay full_visits=5000 --set-selfplay cheap_visits=5000 \
   --set-selfplay finish_games_seconds=0 > "$work/strength.log" 2>&1 ||

@@ -631,6 +631,20 @@ TEST_CASE("trainer program: init_from starts from a model's or a checkpoint's we
   CHECK(near > 0);
   CHECK(near < far / 10);
 
+  // A model of another pos_len: its weights, in this run's planes (snapshots say its pos_len).
+  nn::ModelConfig larger = source->config();
+  larger.pos_len = testing::kTrainPosLen + 6;
+  const std::string larger_model = dir / "larger";
+  nn::TorchModel::Grow(*source, larger, 0)->Save(larger_model);
+  pipeline::TrainerProgramOptions framed = SmallRun(MakeBase(dir, "framed"));
+  framed.init_from = larger_model;
+  framed.lr_scale = 0;
+  framed.max_epochs_this_instance = 1;
+  pipeline::RunTrainer(framed, logger, no_stop);
+  const auto framed_snapshot = LoadSnapshot(framed.base_dir, "r-t-s64-d5000");
+  CHECK(framed_snapshot->config().pos_len == testing::kTrainPosLen);
+  CHECK(SameWeights(*framed_snapshot, *source, /*parameters_only=*/true));
+
   // Another architecture, or a directory that is neither, is an error naming init_from.
   pipeline::TrainerProgramOptions wider = SmallRun(MakeBase(dir, "wider"));
   wider.model_kind = "b1c24";

@@ -22,14 +22,17 @@ namespace {
 ConfigSpec MakeSpec() {
   ConfigSpec spec("tengen-grow-model",
                   "Writes <models-dir>/<name>/: the model --from with more residual blocks "
-                  "(which start as the identity) or more channels (copies of existing ones): "
-                  "the same outputs at first.");
+                  "(which start as the identity), more channels (copies of existing ones) or "
+                  "another pos_len: the same outputs at first.");
   spec.String("from", "", "model directory to grow");
   spec.String(
       "arch", "",
       "the new architecture b{blocks}c{channels}: at least the model's blocks and channels");
   spec.String("models_dir", "", "directory to write the new model in (created if missing)");
   spec.String("name", "", "the new model's name, also its directory name");
+  spec.Int("pos_len", 0, 0, nn::kMaxPosLen,
+           "the new model's board edge (0: the model's); the weights are the same in planes of "
+           "any size, so a 9x9 net can start a run of larger or mixed sizes");
   spec.Int("seed", 0, 0, kMaxSeed,
            "seed of the added blocks' other weights and of the copied channels (0: a fresh random "
            "seed)");
@@ -52,6 +55,8 @@ int Main(int argc, const char* const argv[]) {
   const std::unique_ptr<nn::TorchModel> source = nn::TorchModel::Load(from);
   nn::ModelConfig model_config = source->config();
   nn::ParseArchitecture(config.GetString("arch"), &model_config);
+  if (config.GetInt("pos_len") > 0)
+    model_config.pos_len = static_cast<int>(config.GetInt("pos_len"));
   model_config.name = name;
   const uint64_t seed = SeedOrFresh(config.GetInt("seed"));
   const std::string dir = models_dir + "/" + name;
@@ -60,8 +65,8 @@ int Main(int argc, const char* const argv[]) {
   EnsureDirectory(models_dir);
   grown->Save(dir);
   std::cerr << "tengen-grow-model: wrote " << dir << " (" << source->config().Architecture()
-            << " grown to " << model_config.Architecture() << ", pos_len " << model_config.pos_len
-            << ")\n";
+            << " pos_len " << source->config().pos_len << " grown to "
+            << model_config.Architecture() << " pos_len " << model_config.pos_len << ")\n";
   return 0;
 }
 

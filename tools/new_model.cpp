@@ -17,15 +17,13 @@
 namespace tengen {
 namespace {
 
-constexpr int64_t kMaxPosLen = 19;
-
 ConfigSpec MakeSpec() {
   ConfigSpec spec("tengen-new-model",
                   "Writes a freshly initialised model directory <models-dir>/<name>/.");
   spec.String("models_dir", "", "directory to create the model in (created if missing)");
   spec.String("arch", "b6c96", "architecture b{blocks}c{channels}");
   spec.String("name", "", "model name, also the directory name");
-  spec.Int("pos_len", 19, 5, kMaxPosLen, "board edge the net is made for");
+  spec.Int("pos_len", 19, 5, nn::kMaxPosLen, "board edge the net is made for");
   spec.Int("seed", 0, 0, kMaxSeed, "initialisation seed (0: a fresh random seed)");
   return spec;
 }

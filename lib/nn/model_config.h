@@ -6,6 +6,9 @@
 
 namespace tengen::nn {
 
+// The largest board edge the tools make nets for (19x19, the largest Go board).
+constexpr int kMaxPosLen = 19;
+
 struct ModelConfig {
   int blocks = 6;
   int channels = 96;

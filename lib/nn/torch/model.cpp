@@ -182,10 +182,6 @@ std::unique_ptr<TorchModel> TorchModel::Create(const ModelConfig& config, uint64
 
 std::unique_ptr<TorchModel> TorchModel::Grow(const TorchModel& from, const ModelConfig& config,
                                              uint64_t seed) {
-  if (config.pos_len != from.config().pos_len) {
-    throw ConfigError("growing: pos_len " + std::to_string(config.pos_len) +
-                      " is not the model's " + std::to_string(from.config().pos_len));
-  }
   std::unique_ptr<TorchModel> grown = Create(config, seed);
   if (config.channels == from.config().channels) {
     GrowNetState(*from.net(), grown->net().get());

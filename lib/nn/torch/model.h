@@ -57,7 +57,9 @@ class TorchModel {
   // `from` widened to `config`'s channels (WidenNetState in nn/torch/net.h: each added unit a
   // copy of one of its layer's, their readers sharing the weight out) and deepened to its
   // blocks (GrowNetState there: the added blocks start as the identity), so the outputs are
-  // `from`'s; the added blocks' other weights as Create would give them with `seed`.
+  // `from`'s; the added blocks' other weights as Create would give them with `seed`. The
+  // pos_len may change as well: the net is convolutional and counts on-board points only, so
+  // the same weights give the same outputs for a board in planes of any size that holds it.
   // ConfigError when the shapes do not allow it.
   static std::unique_ptr<TorchModel> Grow(const TorchModel& from, const ModelConfig& config,
                                           uint64_t seed);

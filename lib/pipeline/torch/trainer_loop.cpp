@@ -286,6 +286,12 @@ std::unique_ptr<nn::TorchModel> TrainerLoop::InitialWeights(const nn::ModelConfi
       throw ConfigError("init_from: " + from + " is " + start->config().Architecture() +
                         ", not model_kind " + o_.model_kind);
     }
+    if (start->config().pos_len != config.pos_len) {
+      // The same weights in this run's planes, so that its snapshots say its pos_len.
+      logger_.Info(StrCat("init_from: ", from, " has pos_len ", start->config().pos_len,
+                          ", its weights serve this run's ", config.pos_len, " unchanged"));
+      start = nn::TorchModel::Grow(*start, config, /*seed=*/0);
+    }
     std::string name = from;
     while (name.size() > 1 && name.back() == '/') name.pop_back();
     int64_t rows = 0;
