@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "frames.h"
 #include "gpu_support.h"
 #include "nn/features.h"
 #include "nn/torch/model.h"
@@ -77,18 +78,9 @@ bool AllFinite(const std::vector<float>& v) {
 EvalBatch Reframe(const EvalBatch& from, int board_size, int pos_len) {
   EvalBatch to;
   to.Resize(from.size, pos_len);
-  std::fill(to.spatial.begin(), to.spatial.end(), 0.0f);
+  to.spatial =
+      testing::FramedRows(from.spatial, from.pos_len, pos_len, kNumSpatialFeatures, 0, board_size);
   to.global = from.global;
-  for (int i = 0; i < from.size; ++i) {
-    for (int f = 0; f < kNumSpatialFeatures; ++f) {
-      for (int y = 0; y < board_size; ++y) {
-        for (int x = 0; x < board_size; ++x) {
-          to.spatial[((i * kNumSpatialFeatures + f) * pos_len + y) * pos_len + x] =
-              from.spatial[((i * kNumSpatialFeatures + f) * from.pos_len + y) * from.pos_len + x];
-        }
-      }
-    }
-  }
   return to;
 }
 
@@ -96,15 +88,7 @@ EvalBatch Reframe(const EvalBatch& from, int board_size, int pos_len) {
 // for the pass)], in board order (the pass last): comparable between frames.
 std::vector<float> OnBoard(const std::vector<float>& v, int pos_len, int board_size,
                            bool with_pass) {
-  const size_t stride = static_cast<size_t>(pos_len) * pos_len + (with_pass ? 1 : 0);
-  std::vector<float> out;
-  for (size_t row = 0; row < v.size() / stride; ++row) {
-    for (int y = 0; y < board_size; ++y) {
-      for (int x = 0; x < board_size; ++x) out.push_back(v[row * stride + y * pos_len + x]);
-    }
-    if (with_pass) out.push_back(v[row * stride + stride - 1]);
-  }
-  return out;
+  return testing::FramedRows(v, pos_len, board_size, 1, with_pass ? 1 : 0, board_size);
 }
 
 std::vector<float> BoardLogits(const EvalOutput& out, int board_size) {

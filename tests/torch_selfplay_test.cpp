@@ -3,13 +3,10 @@
 // nn/torch/net.h is not included here, so doctest's CHECK is the one in force.
 #include <doctest/doctest.h>
 
-#include <boost/filesystem.hpp>
-#include <cmath>
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "frames.h"
 #include "pipeline/base_dir.h"
 #include "play/torch/torch_loader.h"
 #include "selfplay_check.h"
@@ -20,6 +17,7 @@
 namespace tengen {
 namespace {
 
+using testing::FramedRows;
 using testing::MaxAbsDiff;
 
 // Selfplay's options for a few tiny games of 5x5 and 7x7 with the net in models_dir, one game
@@ -48,22 +46,6 @@ std::vector<data::TrainingRow> ReadRows(const std::string& tdata) {
     rows.insert(rows.end(), shard.rows.begin(), shard.rows.end());
   }
   return rows;
-}
-
-// `planes` planes of from x from values (then `tail` more, the pass) in planes of to x to.
-template <typename T>
-std::vector<float> Framed(const std::vector<T>& v, int from, int to, int planes, int tail) {
-  std::vector<float> out(static_cast<size_t>(planes * to * to + tail), 0.0f);
-  for (int plane = 0; plane < planes; ++plane) {
-    for (int y = 0; y < from; ++y) {
-      for (int x = 0; x < from; ++x) {
-        out[(plane * to + y) * to + x] = static_cast<float>(v[(plane * from + y) * from + x]);
-      }
-    }
-  }
-  for (int i = 0; i < tail; ++i)
-    out[planes * to * to + i] = static_cast<float>(v[planes * from * from + i]);
-  return out;
 }
 
 TEST_CASE("selfplay with a fresh b1c16 net: rows under the model's name, all checked") {
@@ -112,17 +94,10 @@ TEST_CASE("selfplay: one net in 7x7 and in 9x9 planes plays the same games, writ
                   "b1c16", "--name", name, "--pos-len", "7", "--seed", "6"});
   REQUIRE_MESSAGE(made.exit_code == 0, made.output);
   // The same weights with pos_len 9: the net is convolutional, only the planes around grow.
-  namespace fs = boost::filesystem;
-  const std::string seven_dir = base / "models7/" + name;
-  const std::string nine_dir = base / "models9/" + name;
-  fs::create_directories(nine_dir);
-  for (const auto& entry : fs::directory_iterator(seven_dir)) {
-    fs::copy_file(entry.path(), fs::path(nine_dir) / entry.path().filename());
-  }
-  const std::string meta_path = nine_dir + "/model.json";
-  auto meta = nlohmann::json::parse(ReadFile(meta_path));
-  meta["pos_len"] = 9;
-  std::ofstream(meta_path, std::ios::binary | std::ios::trunc) << meta.dump(2);
+  const ProcessResult moved = RunProcess(
+      {TENGEN_BIN_DIR "/tengen-grow-model", "--from", base / "models7/" + name, "--arch", "b1c16",
+       "--pos-len", "9", "--models-dir", base / "models9", "--name", name, "--seed", "1"});
+  REQUIRE_MESSAGE(moved.exit_code == 0, moved.output);
 
   for (const int pos_len : {7, 9}) {
     const std::string out = base / StrCat("out", pos_len);
@@ -141,12 +116,12 @@ TEST_CASE("selfplay: one net in 7x7 and in 9x9 planes plays the same games, writ
     CHECK(a.board_size == b.board_size);
     CHECK(a.turn == b.turn);
     CHECK(a.komi == b.komi);
-    CHECK(Framed(a.spatial, 7, 9, nn::kNumSpatialFeatures, 0) == b.spatial);
+    CHECK(FramedRows(a.spatial, 7, 9, nn::kNumSpatialFeatures, 0, 7) == b.spatial);
     CHECK(a.global == b.global);
     // Search targets: the same visits; the priors behind them equal to float noise.
-    CHECK(MaxAbsDiff(Framed(a.policy, 7, 9, 1, 1), b.policy) < 1e-5f);
-    CHECK(MaxAbsDiff(Framed(a.opponent_policy, 7, 9, 1, 1), b.opponent_policy) < 1e-5f);
-    CHECK(Framed(a.ownership, 7, 9, 1, 0) == Framed(b.ownership, 9, 9, 1, 0));
+    CHECK(MaxAbsDiff(FramedRows(a.policy, 7, 9, 1, 1, 7), b.policy) < 1e-5f);
+    CHECK(MaxAbsDiff(FramedRows(a.opponent_policy, 7, 9, 1, 1, 7), b.opponent_policy) < 1e-5f);
+    CHECK(FramedRows(a.ownership, 7, 9, 1, 0, 7) == FramedRows(b.ownership, 9, 9, 1, 0, 9));
     CHECK(a.value[0] == b.value[0]);
     CHECK(a.score == b.score);
     CHECK(a.weight == b.weight);

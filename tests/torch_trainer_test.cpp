@@ -16,6 +16,7 @@
 #include <random>
 #include <thread>
 
+#include "frames.h"
 #include "gpu_support.h"
 #include "nn/torch/distributed.h"
 #include "nn/torch/model.h"
@@ -83,36 +84,15 @@ nn::TrainBatch SpreadRows(int n) {
 // The batch's rows in planes of pos_len >= the batch's own: each board stays in the top-left
 // corner, the points around it are off the board.
 nn::TrainBatch Reframe(const nn::TrainBatch& b, int pos_len) {
-  nn::TrainBatch out = b;
-  out.Reset(b.size, pos_len, b.num_spatial, b.num_global);
-  const size_t from_area = static_cast<size_t>(b.pos_len) * b.pos_len;
-  const size_t to_area = static_cast<size_t>(pos_len) * pos_len;
-  // Copies `planes` planes of each row, plus `tail` values after them (the pass).
-  const auto copy = [&](const std::vector<float>& from, std::vector<float>& to, int planes,
-                        int tail) {
-    for (size_t row = 0; row < static_cast<size_t>(b.size); ++row) {
-      const float* src = &from[row * (planes * from_area + tail)];
-      float* dst = &to[row * (planes * to_area + tail)];
-      for (size_t plane = 0; plane < static_cast<size_t>(planes); ++plane) {
-        for (int y = 0; y < b.pos_len; ++y) {
-          for (int x = 0; x < b.pos_len; ++x) {
-            dst[plane * to_area + y * pos_len + x] = src[plane * from_area + y * b.pos_len + x];
-          }
-        }
-      }
-      std::copy(src + planes * from_area, src + planes * from_area + tail, dst + planes * to_area);
-    }
+  const auto framed = [&](const std::vector<float>& from, int planes, int tail) {
+    return testing::FramedRows(from, b.pos_len, pos_len, planes, tail, b.pos_len);
   };
-  copy(b.spatial, out.spatial, b.num_spatial, 0);
-  copy(b.policy, out.policy, 1, 1);
-  copy(b.opponent_policy, out.opponent_policy, 1, 1);
-  copy(b.ownership, out.ownership, 1, 0);
-  for (auto field : {&nn::TrainBatch::global, &nn::TrainBatch::value, &nn::TrainBatch::score,
-                     &nn::TrainBatch::weight, &nn::TrainBatch::score_weight,
-                     &nn::TrainBatch::ownership_weight, &nn::TrainBatch::opponent_policy_weight,
-                     &nn::TrainBatch::td_value, &nn::TrainBatch::td_value_weight}) {
-    out.*field = b.*field;
-  }
+  nn::TrainBatch out = b;
+  out.pos_len = pos_len;
+  out.spatial = framed(b.spatial, b.num_spatial, 0);
+  out.policy = framed(b.policy, 1, 1);
+  out.opponent_policy = framed(b.opponent_policy, 1, 1);
+  out.ownership = framed(b.ownership, 1, 0);
   return out;
 }
 
