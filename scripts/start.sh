@@ -210,6 +210,11 @@ body=$2 pid_file=$3 program=$4 out=$5
 shift 5
 "$@" &
 child=$!
+# From here on SIGTERM is ignored rather than trapped, so that it never interrupts the wait
+# below: a scheduler sends it to every process of the job, and a wait cut short just as the
+# program ends can lose the status of the program. The program, forked before this, keeps
+# the default action until it installs its handler.
+trap "" TERM
 exec 2> /dev/null  # no job-control notices in the output; the program keeps its stderr
 { cat "$body"; printf "pid=%s\nsupervisor=%s\n" "$child" "$$"; } > "$body.pid" &&
   mv -f "$body.pid" "$pid_file"
