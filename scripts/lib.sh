@@ -75,11 +75,12 @@ interrupt() {
 }
 
 # wait_exit PID: waits until PID, a child of this shell, has ended and returns its exit status.
-# A signal this shell traps interrupts wait with 128+signal while the child may still be
-# stopping, or may end just then (a scheduler's SIGTERM reaches every process of the job): it
-# waits again until the child is gone, then once more for the child's own status, which bash
-# keeps for a child it has reaped (bash 5.2 sometimes answers -1 there for a child that a signal
-# ended: then the interrupted wait's 128+signal is the child's status too).
+# A signal this shell traps (slurm/job.sh's SIGINT, passed on to the child) interrupts wait
+# with 128+signal while the child is still stopping: it waits again until the child is gone,
+# then once more for the child's own status, which bash keeps for a child it has reaped (bash
+# 5.2 sometimes answers -1 there for a child that a signal ended: then the interrupted wait's
+# 128+signal is the child's status too). A signal that arrives just as the child ends can lose
+# that status: shells that need it ignore SIGTERM, which every process of a job gets at once.
 wait_exit() {
   local pid=$1 code again
   while :; do

@@ -17,8 +17,8 @@
 #  - the loop accepts another model after the requeues (at least two in all);
 #  - the heartbeats name the SLURM jobs (array tasks as ARRAYJOB_TASK), and so does
 #    tengen-status;
-#  - scancel of every job: each program exits 0, no pid file is left, everything published
-#    reads back (check_base_dir).
+#  - scancel of every job: each program exits 0 and each batch shell reports it, no pid file
+#    is left, everything published reads back (check_base_dir).
 # Everything it started (jobs, daemons, the temporary directory) is stopped and removed on
 # exit, also on failure or interrupt (KEEP=1 keeps the directory). Without root, slurm-wlm or
 # munge, or when a daemon cannot start here, it prints "SKIPPED: ..." naming what is missing
@@ -375,6 +375,11 @@ started_count=$(cat "$base"/logs/*/nohup-*.out | grep -c "start.sh: /" || true)
 ended_count=$(cat "$base"/logs/*/nohup-*.out | grep -c "exited with status 0$" || true)
 ((started_count == ended_count)) || fail "$started_count programs started but $ended_count exited with status 0"
 ((started_count == 11)) || fail "expected 11 program starts (2 selfplay, 2 trainer ranks 3 times, 3 services), got $started_count"
+# Each batch shell reports the program's own status: it ignores the SIGTERM that reaches it too.
+for out in "$base"/logs/slurm/*.out; do
+  last=$(sed -n 's/^slurm\/job.sh: tengen-[a-z]* ended with status \([0-9]*\)$/\1/p' "$out" | tail -n 1)
+  [[ $last == 0 ]] || fail "the batch shell of $out reported status ${last:-none} after scancel"
+done
 compgen -G "$base/run/*.pid" > /dev/null && fail "pid files left after scancel: $(ls "$base/run")"
 check_all "scancel"
 echo "SLURM: $models models, trainer requeued and resumed from $ckpt, all stopped cleanly in $(($(now) - started)) s: OK"

@@ -26,7 +26,8 @@
 #   - scancel, scontrol requeue and preemption: SLURM sends SIGTERM to every process of the
 #     job, the programs included, which stop as on SIGINT within KillWait (or GraceTime). No
 #     signal is passed on (a second SIGINT would end a program at once, without its
-#     checkpoint; more SIGTERMs change nothing).
+#     checkpoint; more SIGTERMs change nothing), and this script ignores SIGTERM once the
+#     program is started, so that it always reports the program's own status.
 #   - A requeued job (sbatch --requeue) runs this script again against the same BASE: the
 #     programs resume from what is published (the trainer from its newest checkpoint).
 #
@@ -38,7 +39,7 @@
 # Exit status: the program's (the trainer's: srun's); 1 when start.sh refused it; 2 usage.
 set -euo pipefail
 
-usage() { sed -n '2,37p' "${TENGEN_REPO:-$(dirname "$0")/../..}/scripts/slurm/job.sh" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,39p' "${TENGEN_REPO:-$(dirname "$0")/../..}/scripts/slurm/job.sh" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 die() { echo "slurm/job.sh: $*" >&2; exit 1; }
 
 if [[ -n ${TENGEN_REPO:-} ]]; then
@@ -130,10 +131,12 @@ on_sigint() {
   kill -INT "$child" 2> /dev/null || true
 }
 trap on_sigint INT
-trap 'echo "slurm/job.sh: SIGTERM (scancel, requeue or preemption): tengen-$program stops by itself" >&2' TERM
+# SIGTERM is ignored from here on rather than trapped: SLURM sends it to every process of the
+# job (start.sh logs it), and a wait cut short just as start.sh ends can lose its status.
+trap "" TERM
 status=0
 wait_exit "$child" || status=$?
-trap - INT TERM
+trap - INT
 echo "slurm/job.sh: tengen-$program ended with status $status" >&2
 if ((got_sigint && status == 0)) && [[ ${TENGEN_SLURM_REQUEUE:-0} == 1 ]]; then
   echo "slurm/job.sh: requeueing job $SLURM_JOB_ID to go on after its time limit" >&2
