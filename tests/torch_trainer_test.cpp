@@ -358,6 +358,82 @@ TEST_CASE("trainer: snapshots give the moving average of the weights, kept acros
   CHECK(SameWeights(*turned_on.Snapshot("x"), *current.Snapshot("x")));
 }
 
+// The largest difference between a parameter of a and the same one of b.
+double LargestDifference(const nn::TorchModel& a, const nn::TorchModel& b) {
+  const auto pa = a.net()->named_parameters();
+  const auto pb = b.net()->named_parameters();
+  double largest = 0;
+  for (const auto& item : pa) {
+    largest = std::max(largest, (item.value() - pb[item.key()]).abs().max().item<double>());
+  }
+  return largest;
+}
+
+// w0 moved `fraction` of the way to w1, parameter by parameter.
+std::unique_ptr<nn::TorchModel> Between(const nn::TorchModel& w0, const nn::TorchModel& w1,
+                                        double fraction) {
+  auto out = nn::TorchModel::Create(w0.config(), 0);
+  torch::NoGradGuard no_grad;
+  auto po = out->net()->named_parameters();
+  const auto p0 = w0.net()->named_parameters();
+  const auto p1 = w1.net()->named_parameters();
+  for (const auto& item : p0) {
+    po[item.key()].copy_(item.value() + fraction * (p1[item.key()] - item.value()));
+  }
+  return out;
+}
+
+TEST_CASE("trainer: lookahead moves the slow weights alpha of the way every k steps") {
+  const nn::TrainBatch a = FirstRows(32);
+  const nn::TrainBatch b = FirstRows(48).Slice(16, 48);
+  auto model = nn::TorchModel::Create(TinyConfig(), 5);
+  nn::TrainerOptions look_options;
+  look_options.lookahead_steps = 2;
+  look_options.lookahead_alpha = 0.5;
+  nn::TrainerOptions both_options = look_options;
+  both_options.weight_average_samples = 100;
+  nn::NetTrainer plain(*model, nn::TrainerOptions(), nullptr);
+  nn::NetTrainer look(*model, look_options, nullptr);
+  nn::NetTrainer both(*model, both_options, nullptr);
+  // Between syncs the snapshot is the slow weights, still the start.
+  plain.Step(a, 32, 2e-3);
+  look.Step(a, 32, 1e-3);
+  both.Step(a, 32, 1e-3);
+  CHECK(SameWeights(*look.Snapshot("x"), *model, true));
+  CHECK(SameWeights(*both.Snapshot("x"), *model, true));
+  // At the second step the fast weights are plain SGD's at twice the rate (lr / alpha), and
+  // the slow ones move half way to them.
+  plain.Step(b, 32, 2e-3);
+  look.Step(b, 32, 1e-3);
+  both.Step(b, 32, 1e-3);
+  const auto fast = plain.Snapshot("fast");
+  const auto slow = look.Snapshot("slow");
+  CHECK(LargestDifference(*slow, *Between(*model, *fast, 0.5)) < 1e-6);
+  CHECK(LargestDifference(*slow, *fast) > 1e-5);
+  // The average moves at the sync only, over the rows of both steps, towards the slow weights.
+  CHECK(LargestDifference(*both.Snapshot("x"), *Between(*model, *slow, 1 - std::exp(-64.0 / 100))) <
+        1e-6);
+  // Saved between syncs, a reloaded trainer goes on bit for bit (slow weights, the fast ones,
+  // momentum, the count of steps since the sync).
+  look.Step(a, 32, 1e-3);
+  nn::NetTrainer reloaded(*nn::TorchModel::Create(TinyConfig(), 99), look_options, nullptr);
+  reloaded.LoadState(look.SaveState(), "state");
+  CHECK(SameWeights(*reloaded.Snapshot("x"), *slow, true));
+  reloaded.Step(b, 32, 1e-3);
+  look.Step(b, 32, 1e-3);
+  CHECK_FALSE(SameWeights(*look.Snapshot("x"), *slow, true));
+  CHECK(SameWeights(*reloaded.Snapshot("x"), *look.Snapshot("x")));
+  // A state saved with lookahead off starts the slow weights at its weights.
+  nn::NetTrainer turned_on(*nn::TorchModel::Create(TinyConfig(), 99), look_options, nullptr);
+  turned_on.LoadState(plain.SaveState(), "state");
+  CHECK(SameWeights(*turned_on.Snapshot("x"), *fast));
+  // An alpha outside (0, 1] is refused, naming the key.
+  nn::TrainerOptions bad = look_options;
+  bad.lookahead_alpha = 0;
+  CHECK_THROWS_WITH_AS(nn::NetTrainer(*model, bad, nullptr), doctest::Contains("lookahead_alpha"),
+                       ConfigError);
+}
+
 TEST_CASE("trainer: out of memory halves the micro-batch and the step still happens") {
   const nn::TrainBatch batch = FirstRows(32);
   auto model = nn::TorchModel::Create(TinyConfig(), 5);

@@ -177,6 +177,34 @@ LossSums UnpackLosses(const torch::Tensor& packed) {
   return s;
 }
 
+// A copy of each parameter of `net`, by name.
+std::vector<std::pair<std::string, torch::Tensor>> NamedCopies(NetImpl& net) {
+  torch::NoGradGuard no_grad;
+  std::vector<std::pair<std::string, torch::Tensor>> copies;
+  for (auto& item : net.named_parameters()) {
+    copies.emplace_back(item.key(), item.value().detach().clone());
+  }
+  return copies;
+}
+
+void WriteNamed(torch::serialize::OutputArchive& archive, const std::string& prefix,
+                const std::vector<std::pair<std::string, torch::Tensor>>& tensors) {
+  for (const auto& [name, tensor] : tensors) {
+    archive.write(prefix + name, tensor.detach().to(torch::kCPU).contiguous());
+  }
+}
+
+// Overwrites each of `tensors` that the archive holds under prefix + name with that shape.
+void ReadNamed(torch::serialize::InputArchive& archive, const std::string& prefix,
+               std::vector<std::pair<std::string, torch::Tensor>>* tensors) {
+  for (auto& [name, tensor] : *tensors) {
+    torch::Tensor saved;
+    if (archive.try_read(prefix + name, saved) && saved.sizes() == tensor.sizes()) {
+      tensor.copy_(saved);
+    }
+  }
+}
+
 torch::ScalarType PrecisionType(const std::string& precision, const torch::Device& device) {
   if (precision == "fp32") return torch::kFloat32;
   if (precision == "bf16") return torch::kBFloat16;
@@ -224,6 +252,11 @@ struct NetTrainer::Impl {
   LossScaler scaler{false};
   // options.weight_average_samples > 0: the average of each parameter, by name.
   std::vector<std::pair<std::string, torch::Tensor>> average;
+  // options.lookahead_steps > 0: the slow weights, by name; steps and rows since they last
+  // moved.
+  std::vector<std::pair<std::string, torch::Tensor>> slow;
+  int64_t lookahead_counter = 0;
+  int64_t lookahead_rows = 0;
 
   bool distributed() const { return group != nullptr && group->world_size() > 1; }
   std::vector<torch::Tensor> AllParams() const {
@@ -237,18 +270,13 @@ struct NetTrainer::Impl {
   void SetStepHyperparameters(double lr_per_sample, int64_t global_rows);
   torch::Tensor AccumulateGradients(const TrainBatch& batch, int micro);
   bool FinishGradients();
-  // The average starts as a copy of the current weights.
-  void ResetAverage();
   void UpdateAverage(int64_t global_rows);
+  // After a step over `global_rows` rows: the lookahead's sync every lookahead_steps steps,
+  // and the average's update (each step, or at each sync with lookahead).
+  void AfterStep(int64_t global_rows);
+  // The learning rate the optimizer gets: divided by lookahead_alpha with lookahead.
+  double OptimizerRate(double lr_per_sample) const;
 };
-
-void NetTrainer::Impl::ResetAverage() {
-  torch::NoGradGuard no_grad;
-  average.clear();
-  for (auto& item : net->named_parameters()) {
-    average.emplace_back(item.key(), item.value().detach().clone());
-  }
-}
 
 void NetTrainer::Impl::UpdateAverage(int64_t global_rows) {
   const double weight =
@@ -256,6 +284,31 @@ void NetTrainer::Impl::UpdateAverage(int64_t global_rows) {
   torch::NoGradGuard no_grad;
   const auto params = net->named_parameters();
   for (auto& [name, tensor] : average) tensor.lerp_(params[name].detach(), weight);
+}
+
+void NetTrainer::Impl::AfterStep(int64_t global_rows) {
+  if (slow.empty()) {
+    if (!average.empty()) UpdateAverage(global_rows);
+    return;
+  }
+  lookahead_rows += global_rows;
+  if (++lookahead_counter < options.lookahead_steps) return;
+  {
+    torch::NoGradGuard no_grad;
+    auto params = net->named_parameters();
+    for (auto& [name, tensor] : slow) {
+      torch::Tensor fast = params[name];
+      tensor.lerp_(fast.detach(), options.lookahead_alpha);
+      fast.copy_(tensor);
+    }
+  }
+  if (!average.empty()) UpdateAverage(lookahead_rows);
+  lookahead_counter = 0;
+  lookahead_rows = 0;
+}
+
+double NetTrainer::Impl::OptimizerRate(double lr_per_sample) const {
+  return slow.empty() ? lr_per_sample : lr_per_sample / options.lookahead_alpha;
 }
 
 void NetTrainer::Impl::BuildOptimizer() {
@@ -386,7 +439,14 @@ NetTrainer::NetTrainer(const TorchModel& start, const TrainerOptions& options, P
   if (options.weight_average_samples < 0) {
     throw ConfigError("weight_average_samples must be >= 0");
   }
-  if (options.weight_average_samples > 0) m.ResetAverage();
+  if (options.weight_average_samples > 0) m.average = NamedCopies(*m.net);
+  if (options.lookahead_steps < 0) throw ConfigError("lookahead_steps must be >= 0");
+  if (options.lookahead_steps > 0) {
+    if (!(options.lookahead_alpha > 0 && options.lookahead_alpha <= 1)) {
+      throw ConfigError(StrCat("lookahead_alpha must be in (0, 1], got ", options.lookahead_alpha));
+    }
+    m.slow = NamedCopies(*m.net);
+  }
 }
 
 NetTrainer::~NetTrainer() = default;
@@ -411,10 +471,10 @@ LossSums NetTrainer::Step(const TrainBatch& batch, int64_t global_rows, double l
   }
   if (m.distributed()) AllReduceSum(*m.group, sums);
   if (m.FinishGradients()) {
-    m.SetStepHyperparameters(lr_per_sample, global_rows);
+    m.SetStepHyperparameters(m.OptimizerRate(lr_per_sample), global_rows);
     m.optimizer->step();
   }
-  if (!m.average.empty()) m.UpdateAverage(global_rows);
+  m.AfterStep(global_rows);
   ++m.steps;
   return UnpackLosses(sums);
 }
@@ -470,9 +530,10 @@ std::string NetTrainer::SaveState() const {
                 torch::full({1}, m.scaler.good_steps_since_growth(), i64));
   archive.write("loss_scale",
                 torch::full({1}, m.scaler.scale(), torch::TensorOptions().dtype(torch::kFloat64)));
-  for (const auto& [name, tensor] : m.average) {
-    archive.write("average/" + name, tensor.detach().to(torch::kCPU).contiguous());
-  }
+  WriteNamed(archive, "average/", m.average);
+  WriteNamed(archive, "lookahead/", m.slow);
+  archive.write("lookahead_counter", torch::full({1}, m.lookahead_counter, i64));
+  archive.write("lookahead_rows", torch::full({1}, m.lookahead_rows, i64));
   std::ostringstream out;
   archive.save_to(out);
   return out.str();
@@ -506,12 +567,20 @@ void NetTrainer::LoadState(const std::string& bytes, const std::string& what) {
     const int64_t skipped_steps = read_scalar("skipped_steps").item<int64_t>();
     const int64_t good_steps = read_scalar("good_steps_since_growth").item<int64_t>();
     m.scaler.Restore(read_scalar("loss_scale").item<double>(), good_steps, skipped_steps);
-    // A state saved without the average (it was off then) starts it from these weights.
-    if (!m.average.empty()) m.ResetAverage();
-    for (auto& [name, tensor] : m.average) {
-      torch::Tensor saved;
-      if (archive.try_read("average/" + name, saved) && saved.sizes() == tensor.sizes()) {
-        tensor.copy_(saved);
+    // A state saved without the average or the slow weights (they were off then) starts them
+    // from these weights.
+    if (!m.average.empty()) m.average = NamedCopies(*m.net);
+    ReadNamed(archive, "average/", &m.average);
+    m.lookahead_counter = 0;
+    m.lookahead_rows = 0;
+    if (!m.slow.empty()) {
+      m.slow = NamedCopies(*m.net);
+      torch::Tensor counter, rows;
+      if (archive.try_read("lookahead_counter", counter) &&
+          archive.try_read("lookahead_rows", rows)) {
+        ReadNamed(archive, "lookahead/", &m.slow);
+        m.lookahead_counter = counter.item<int64_t>();
+        m.lookahead_rows = rows.item<int64_t>();
       }
     }
   } catch (const c10::Error& e) {
@@ -525,12 +594,11 @@ std::unique_ptr<TorchModel> NetTrainer::Snapshot(const std::string& name) const 
   config.name = name;
   auto model = TorchModel::Create(config, 0);
   CopyNetState(*impl_->net, model->net().get());
-  if (!impl_->average.empty()) {
-    torch::NoGradGuard no_grad;
-    auto params = model->net()->named_parameters();
-    for (const auto& [param, tensor] : impl_->average) {
-      params[param].copy_(tensor.to(torch::kCPU, torch::kFloat32));
-    }
+  const auto& exported = impl_->average.empty() ? impl_->slow : impl_->average;
+  torch::NoGradGuard no_grad;
+  auto params = model->net()->named_parameters();
+  for (const auto& [param, tensor] : exported) {
+    params[param].copy_(tensor.to(torch::kCPU, torch::kFloat32));
   }
   return model;
 }

@@ -46,6 +46,15 @@ struct TrainerOptions {
   // e^-1 after this many samples. 0 = off: snapshots are the current weights. Batch-norm
   // statistics are the current ones either way.
   double weight_average_samples = 0;
+  // Lookahead (KataGo trains with k = 6, alpha = 0.5): beside the weights the optimizer moves
+  // (the fast ones) the trainer keeps slow weights; every lookahead_steps steps the slow
+  // weights move lookahead_alpha of the way to the fast ones and the fast ones restart from
+  // there. The learning rate is divided by lookahead_alpha, as KataGo does, so that the slow
+  // weights travel about as far as plain SGD's. Snapshot gives the slow weights (the fast
+  // steps since the last sync are not exported), and the moving average above, when on, is
+  // taken of the slow weights at each sync. 0 = off.
+  int lookahead_steps = 0;
+  double lookahead_alpha = 0.5;
   // The soft policy head's loss weight (net.h; KataGo's soft policy weight is 8): the
   // cross-entropy of that head against the policy target to the power 1/4, renormalised. 0 =
   // off (the head is not trained).
@@ -116,7 +125,7 @@ class NetTrainer {
   // Throws FormatError (naming `what`) when the bytes are not a state of this architecture.
   void LoadState(const std::string& bytes, const std::string& what);
   // The weights as a CPU fp32 model named `name`: their average when weight_average_samples
-  // is on, else the current ones.
+  // is on, else the slow weights when lookahead_steps is, else the current ones.
   std::unique_ptr<TorchModel> Snapshot(const std::string& name) const;
 
  private:

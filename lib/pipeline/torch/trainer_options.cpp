@@ -32,6 +32,12 @@ OptionTable<nn::TrainerOptions> NetOptionTable() {
       .Double("weight_average_samples", &N::weight_average_samples, 0, 1e15,
               "snapshots export an exponential moving average of the weights whose weight on a "
               "step falls to 1/e after this many samples; 0 = off (the current weights)")
+      .Int("lookahead_steps", &N::lookahead_steps, 0, 1 << 20,
+           "lookahead: every this many steps the slow weights move lookahead_alpha of the way "
+           "to the optimizer's and it restarts from them; snapshots are the slow weights; 0 = "
+           "off")
+      .Double("lookahead_alpha", &N::lookahead_alpha, 0.01, 1.0,
+              "lookahead's step towards the fast weights; the learning rate is divided by it")
       .Double("soft_policy_weight", &N::soft_policy_weight, 0, 1000,
               "loss weight of the auxiliary soft policy head (target^(1/4)); 0 = off")
       .Double("opponent_policy_weight", &N::opponent_policy_weight, 0, 1000,
