@@ -244,13 +244,5 @@ TEST_CASE("shuffle discovery: newest complete shuffle, content keys") {
   CHECK(FileContentKey(dir.Write("other.npz", "xyz")) != FileContentKey(copy));
 }
 
-TEST_CASE("learning rate warm-up follows KataGo's steps") {
-  CHECK(WarmupFactor(0, 2000000) == doctest::Approx(1 / 20.0));
-  CHECK(WarmupFactor(600000, 2000000) == doctest::Approx(1 / 10.0));
-  CHECK(WarmupFactor(1999999, 2000000) == doctest::Approx(1 / 1.4));
-  CHECK(WarmupFactor(2000000, 2000000) == 1.0);
-  CHECK(WarmupFactor(5, 0) == 1.0);
-}
-
 }  // namespace
 }  // namespace tengen::pipeline

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <thread>
 
@@ -547,6 +548,15 @@ TEST_CASE("trainer program: the options keep every key of the effective configur
                   std::make_pair(std::string("samples_per_epoch"), std::string("640"))) !=
         o.config_values.end());
   CHECK(o.config_values.size() > 20);
+  CHECK(o.lr_schedule.empty());
+  config.Set("lr_schedule", "1000:0.5", "test");
+  const pipeline::LrSchedule schedule = pipeline::TrainerOptionsFromConfig(config).lr_schedule;
+  REQUIRE(schedule.size() == 1);
+  CHECK(schedule[0].from_samples == 1000);
+  CHECK(schedule[0].factor == 0.5);
+  config.Set("lr_schedule", "1000:0.5,500:0.1", "test");
+  CHECK_THROWS_WITH_AS(pipeline::TrainerOptionsFromConfig(config),
+                       doctest::Contains("for lr_schedule: '500:0.1'"), ConfigError);
 }
 
 TEST_CASE("trainer program: 2 epochs equal 1 epoch, stop mid-epoch, resume, 1 epoch") {
@@ -712,6 +722,45 @@ TEST_CASE("trainer program: init_from starts from a model's or a checkpoint's we
   missing.init_from = dir / "nothing";
   CHECK_THROWS_WITH_AS(pipeline::RunTrainer(missing, logger, no_stop),
                        doctest::Contains("neither a model nor a checkpoint"), ConfigError);
+}
+
+TEST_CASE("trainer program: lr_schedule steps the learning rate at the net's sample counts") {
+  testing::TempDir dir;
+  Logger logger(LogLevel::kError);
+  std::atomic<bool> never{false};
+  const StopToken no_stop(&never);
+  // A factor of 0 from 64 samples on: the first epoch trains, the second leaves the
+  // parameters where the first put them, and the metrics say so.
+  const std::string base = MakeBase(dir, "stepped");
+  pipeline::TrainerProgramOptions stepped = SmallRun(base);
+  stepped.lr_schedule = {{64, 0.0}};
+  CHECK(pipeline::RunTrainer(stepped, logger, no_stop).samples == 128);
+  const auto first = LoadSnapshot(base, "r-t-s64-d5000");
+  CHECK(SameWeights(*LoadSnapshot(base, "r-t-s128-d5000"), *first, /*parameters_only=*/true));
+  const std::string straight = MakeBase(dir, "straight");
+  pipeline::RunTrainer(SmallRun(straight), logger, no_stop);
+  CHECK(SameWeights(*LoadSnapshot(straight, "r-t-s64-d5000"), *first));
+  CHECK_FALSE(
+      SameWeights(*LoadSnapshot(straight, "r-t-s128-d5000"), *first, /*parameters_only=*/true));
+  std::ifstream metrics(pipeline::TrainDir(base, "t") + "/metrics.jsonl");
+  std::vector<double> rates;
+  for (std::string line; std::getline(metrics, line);)
+    rates.push_back(nlohmann::json::parse(line).at("lr").get<double>());
+  CHECK(rates == std::vector<double>{0.0, 0.0});  // the rate after each epoch
+
+  // Started from that model (64 samples in its name), the schedule counts on from them: at 64
+  // the factor is already 0, at 128 not yet.
+  for (const int64_t stop_at : {64, 128}) {
+    CAPTURE(stop_at);
+    pipeline::TrainerProgramOptions tuned =
+        SmallRun(MakeBase(dir, "tuned-" + std::to_string(stop_at)));
+    tuned.init_from = pipeline::TorchModelsToExportDir(base) + "/r-t-s64-d5000";
+    tuned.lr_schedule = {{stop_at, 0.0}};
+    tuned.max_epochs_this_instance = 1;
+    pipeline::RunTrainer(tuned, logger, no_stop);
+    const auto snapshot = LoadSnapshot(tuned.base_dir, "r-t-s128-d5000");
+    CHECK(SameWeights(*snapshot, *first, /*parameters_only=*/true) == (stop_at == 64));
+  }
 }
 
 TEST_CASE("trainer program: a damaged newest checkpoint is set aside for the one before it") {

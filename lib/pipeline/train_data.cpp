@@ -317,13 +317,4 @@ nn::TrainBatch MakeBatch(const data::Shard& shard, size_t begin, size_t end, int
   return b;
 }
 
-double WarmupFactor(int64_t samples, int64_t warmup_samples) {
-  if (warmup_samples <= 0 || samples >= warmup_samples) return 1.0;
-  // KataGo's steps at 250k-sample intervals of a 2M warm-up.
-  static constexpr double kFactors[] = {1 / 20.0, 1 / 14.0, 1 / 10.0, 1 / 7.0,
-                                        1 / 5.0,  1 / 3.0,  1 / 2.0,  1 / 1.4};
-  const int64_t step = samples * 8 / warmup_samples;
-  return kFactors[std::clamp<int64_t>(step, 0, 7)];
-}
-
 }  // namespace tengen::pipeline

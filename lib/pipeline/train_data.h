@@ -126,8 +126,4 @@ class EpochBatches {
 // within its own board (rows smaller than pos_len sit in the top-left corner).
 nn::TrainBatch MakeBatch(const data::Shard& shard, size_t begin, size_t end, int sym);
 
-// KataGo's warm-up steps, scaled to `warmup_samples` (KataGo: 2M): the factor for the
-// learning rate after `samples` (1/20 at the start, 1 from warmup_samples on).
-double WarmupFactor(int64_t samples, int64_t warmup_samples);
-
 }  // namespace tengen::pipeline

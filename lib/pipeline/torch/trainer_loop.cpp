@@ -481,7 +481,7 @@ void TrainerLoop::FinishEpoch(const nn::LossSums& epoch_sums, int64_t steps_this
               {"samples", state_.samples},
               {"rows", state_.total_rows},
               {"steps", steps_this_run},
-              {"lr", LearningRate(o_, state_.samples)},
+              {"lr", LearningRate(o_, state_.samples, state_.samples_before)},
               {"bucket", state_.bucket_level},
               {"samples_per_second", samples_per_second_},
               {"micro_batch", trainer_->micro_batch()},
@@ -504,7 +504,8 @@ bool TrainerLoop::TrainEpoch(const Decision& d) {
   batches.Skip(d.skip, logger_);
   if (rank0()) {
     logger_.Info(StrCat("epoch ", d.epoch + 1, ": ", d.steps, " steps of ", o_.batch_size, " from ",
-                        d.files.size(), " files",
+                        d.files.size(), " files, learning rate ",
+                        LearningRate(o_, state_.samples, state_.samples_before), " per sample",
                         (d.skip > 0 ? StrCat(", resuming at step ", d.skip) : "")));
   }
   nn::LossSums epoch_sums;
@@ -532,8 +533,8 @@ bool TrainerLoop::TrainEpoch(const Decision& d) {
       break;
     }
     const int micro_before = trainer_->micro_batch();
-    const nn::LossSums sums =
-        trainer_->Step(batch, o_.batch_size, LearningRate(o_, state_.samples));
+    const nn::LossSums sums = trainer_->Step(
+        batch, o_.batch_size, LearningRate(o_, state_.samples, state_.samples_before));
     if (trainer_->micro_batch() < micro_before) {
       logger_.Warning(StrCat("out of memory: micro-batch halved to ", trainer_->micro_batch()));
     }

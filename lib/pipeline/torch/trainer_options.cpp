@@ -5,7 +5,7 @@
 
 #include "nn/model_config.h"
 #include "pipeline/base_dir.h"
-#include "pipeline/train_data.h"
+#include "pipeline/lr_schedule.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/option_table.h"
@@ -94,6 +94,15 @@ OptionTable<TrainerProgramOptions> TrainerOptionTable() {
       .Double("lr_scale", &O::lr_scale, 0.0, 1e6, "multiplies the per-sample learning rate 3e-5")
       .Int("warmup_samples", &O::warmup_samples, 0, int64_t{1} << 50,
            "learning-rate warm-up length (KataGo's steps from 1/20 to 1)")
+      .Custom(
+          [](ConfigSpec& spec, const O& d) {
+            spec.String("lr_schedule", FormatLrSchedule(d.lr_schedule),
+                        "learning-rate factors from sample counts of the net on, e.g. "
+                        "\"1000000:0.3,2000000:0.1\" (empty: none)");
+          },
+          [](const Config& config, O& o) {
+            o.lr_schedule = ParseLrSchedule("lr_schedule", config.GetString("lr_schedule"));
+          })
       .Nested(&O::net, NetOptionTable())
       .Int("threads", &O::threads, 0, 1024,
            "torch intra-op threads on a CPU; 0 = the machine's cores over its ranks")
@@ -147,8 +156,9 @@ TrainerProgramOptions TrainerOptionsFromConfig(const Config& config) {
   return o;
 }
 
-double LearningRate(const TrainerProgramOptions& options, int64_t samples) {
-  return kBaseLearningRate * options.lr_scale * WarmupFactor(samples, options.warmup_samples);
+double LearningRate(const TrainerProgramOptions& options, int64_t samples, int64_t samples_before) {
+  return kBaseLearningRate * options.lr_scale * WarmupFactor(samples, options.warmup_samples) *
+         LrScheduleFactor(options.lr_schedule, samples_before + samples);
 }
 
 int CpuTrainThreads(unsigned cores, int local_world_size) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nn/torch/trainer.h"
+#include "pipeline/lr_schedule.h"
 #include "util/config.h"
 
 namespace tengen::pipeline {
@@ -40,6 +41,9 @@ struct TrainerProgramOptions {
   int64_t max_steps_this_instance = 0;
   double lr_scale = 1.0;
   int64_t warmup_samples = 2000000;
+  // Factors of the learning rate from given sample counts of the net on (the counts in
+  // snapshot names, which include the samples of an init_from model); empty: none.
+  LrSchedule lr_schedule;
   std::string export_mode = "main";  // main | extra | trainonly
   uint64_t seed = 0;                 // 0: fresh (kept in the checkpoint)
   std::string rendezvous_file;       // c10d file store ("" = MASTER_ADDR/MASTER_PORT)
@@ -59,8 +63,10 @@ void DeclareTrainerOptions(ConfigSpec& spec);
 // a bad model kind.
 TrainerProgramOptions TrainerOptionsFromConfig(const Config& config);
 
-// The per-sample learning rate after `samples`: 3e-5 x lr_scale x warm-up factor (KataGo's).
-double LearningRate(const TrainerProgramOptions& options, int64_t samples);
+// The per-sample learning rate after `samples` of this run, the net having been trained on
+// `samples_before` before it (init_from): 3e-5 x lr_scale x the warm-up factor of `samples` x
+// the lr_schedule factor of samples_before + samples (KataGo's).
+double LearningRate(const TrainerProgramOptions& options, int64_t samples, int64_t samples_before);
 
 // The trainer's torch threads for `threads` = 0 on a CPU: this machine's cores shared by the
 // ranks on it (at least 1). Debian's libtorch 1.13 starts with one intra-op thread, so leaving
