@@ -95,6 +95,10 @@ TEST_CASE("selfplay config: gumbel takes off, cheap or all, and gumbel_moves at 
   CHECK(Parse({"--set", "gumbel=cheap"}).game.search.gumbel == search::Gumbel::kCheap);
   CHECK(Parse({"--set", "gumbel=all", "--set", "gumbel_moves=4"}).game.search.gumbel_moves == 4);
   CHECK(ErrorOf({"--set", "gumbel=sometimes"}).find("gumbel") != std::string::npos);
+  CHECK(Parse({}).game.search.gumbel_after_pass);
+  CHECK_FALSE(Parse({"--set", "gumbel_after_pass=false"}).game.search.gumbel_after_pass);
+  CHECK(ErrorOf({"--set", "gumbel_after_pass=maybe"}).find("gumbel_after_pass") !=
+        std::string::npos);
   CHECK(ErrorOf({"--set", "gumbel_moves=0"}).find("gumbel_moves") != std::string::npos);
 }
 

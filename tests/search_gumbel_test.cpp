@@ -142,6 +142,26 @@ TEST_CASE("gumbel: cheap applies to cheap searches only, all to every search, of
   }
 }
 
+TEST_CASE("gumbel: gumbel_after_pass false turns it off from the game's first pass on") {
+  for (const bool after_pass : {true, false}) {
+    CAPTURE(after_pass);
+    FakeEvaluator eval;
+    Rng rng(5);
+    SearchParams params = GumbelParams(Gumbel::kAll, 16);
+    params.gumbel_after_pass = after_pass;
+    Search search(params, eval, rng);
+    GameState state(9, Rules());
+    search.SetPosition(state);
+    CHECK(search.Run(40, false).move_drawn);
+    // A pass and a reply: the consecutive passes are 0 again, the game's passes are not.
+    state.Play(Move{kPassLoc, Color::kBlack});
+    state.Play(Move{state.board().LocOf(4, 4), Color::kWhite});
+    search.SetPosition(state);
+    CHECK(search.Run(40, false).move_drawn == after_pass);
+    CHECK(search.Run(40, true).move_drawn == after_pass);
+  }
+}
+
 TEST_CASE("gumbel: a Gumbel search starts from a fresh tree") {
   FakeEvaluator eval;
   Rng rng(7);

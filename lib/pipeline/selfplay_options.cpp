@@ -30,6 +30,9 @@ OptionTable<search::SearchParams> FullSearchOptionTable() {
             "which searches choose the root's moves by Gumbel sequential halving instead of "
             "PUCT (cheap, all or off): no noise, temperature or forced playouts there, the move "
             "drawn by the search, the policy target softmax(log prior + sigma(Q))")
+      .Bool("gumbel_after_pass", &S::gumbel_after_pass,
+            "keep Gumbel's root selection once the game has had a pass (false: PUCT from the "
+            "first pass on)")
       .Int("gumbel_moves", &S::gumbel_moves, 1, 1000,
            "moves that Gumbel sequential halving considers at the root")
       .Double("gumbel_c_visit", &S::gumbel_c_visit, 0, 1e6,

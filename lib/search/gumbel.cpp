@@ -33,6 +33,7 @@ std::vector<int> SequentialHalvingVisits(int considered, int simulations) {
 }
 
 bool Search::UsesGumbel(bool full_search) const {
+  if (!params_.gumbel_after_pass && root_state_.passes() > 0) return false;
   return params_.gumbel == Gumbel::kAll || (params_.gumbel == Gumbel::kCheap && !full_search);
 }
 

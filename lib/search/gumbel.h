@@ -13,7 +13,8 @@
 // exploration: no temperature applies to it), and the policy target is softmax(log P +
 // sigma(Q)) over every move with a prior, visited or not. Such a search starts from a fresh
 // tree and adds no Dirichlet noise, root temperature or forced playouts; below the root it is
-// PUCT (search/mcts.h).
+// PUCT (search/mcts.h). With gumbel_after_pass false, every search of a game that has had a
+// pass is PUCT's.
 //
 // The Search members that do it are defined in gumbel.cpp (Search::PrepareGumbel and the
 // rest); this header has what does not need a Search.

@@ -136,6 +136,8 @@ struct SearchParams {
   // Gumbel root selection (search/gumbel.h); the constants are the reference implementation's
   // (mctx: max_num_considered_actions, maxvisit_init, value_scale).
   Gumbel gumbel = Gumbel::kOff;
+  // False: once the game has had a pass, every search is PUCT's, whatever `gumbel` says.
+  bool gumbel_after_pass = true;
   int gumbel_moves = 16;
   double gumbel_c_visit = 50;
   double gumbel_c_scale = 0.1;
