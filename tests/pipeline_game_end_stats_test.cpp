@@ -137,6 +137,11 @@ TEST_CASE("game end stats: heartbeat counters and the progress text") {
   stats.Add(game);
   CHECK(stats.passes_refused() == 2);
   CHECK(FormatGameEnds(stats).find("; first passes refused 2") != std::string::npos);
+  CHECK(FormatGameEnds(stats).find("lopsided") == std::string::npos);
+  game.reduced_searches = 7;
+  stats.Add(game);
+  CHECK(stats.reduced_searches() == 7);
+  CHECK(FormatGameEnds(stats).find("; full searches cut in lopsided games 7") != std::string::npos);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "nn/features.h"
 #include "play/game_runner.h"
 #include "search/leaf_evaluator.h"
+#include "search_fakes.h"
 #include "util/error.h"
 
 namespace tengen::play {
@@ -258,6 +259,37 @@ TEST_CASE("game runner: policy surprise weighting repeats and drops rows, the ga
   }
   CHECK(repeated > 0);
   CHECK(dropped > 0);
+}
+
+TEST_CASE("game runner: a lopsided game cuts its full searches and the weight of their rows") {
+  // Every position is a sure win for black: each search's root value, black's view, is 1.
+  search::FakeEvaluator evaluator;
+  evaluator.value = [](const go::GameState& s) {
+    return s.to_move() == go::Color::kBlack ? 1.0f : -1.0f;
+  };
+  const Player player{&evaluator, "black wins"};
+  GameParams params = SmallGame(5);
+  params.playout_cap.full_probability = 1;
+  FinishedGame plain;
+  REQUIRE(PlayGame(
+      params, player, player, 3, [] { return false; }, &plain));
+  CHECK(plain.reduced_searches == 0);
+  CHECK(plain.search_visits == 24 * static_cast<int64_t>(plain.moves));
+  CHECK(plain.rows.size() == static_cast<size_t>(plain.moves));
+
+  // From the fourth search on (three values to look back on) every full search gets the
+  // minimum visits, and its row weight 0 drops it.
+  params.playout_cap.reduce_visits = true;
+  params.playout_cap.reduced_visits_min = 4;
+  params.playout_cap.reduced_visits_weight = 0;
+  FinishedGame cut;
+  REQUIRE(PlayGame(
+      params, player, player, 3, [] { return false; }, &cut));
+  REQUIRE(cut.moves > 3);
+  CHECK(cut.reduced_searches == cut.moves - 3);
+  CHECK(cut.search_visits == 3 * 24 + 4 * static_cast<int64_t>(cut.moves - 3));
+  REQUIRE(cut.rows.size() == 3);
+  for (size_t i = 0; i < 3; ++i) CHECK(cut.rows[i].turn == static_cast<int>(i));
 }
 
 TEST_CASE("game runner: a resigned game keeps policy and value rows, without score targets") {

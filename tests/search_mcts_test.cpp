@@ -918,6 +918,59 @@ TEST_CASE("search: playout cap draws full searches at the configured rate") {
   CHECK(DrawSearchPlan(cap, rng).visits == 600);
 }
 
+TEST_CASE("search: full searches in a lopsided game get fewer visits and lighter rows") {
+  PlayoutCap cap;
+  cap.full_visits = 200;
+  cap.reduce_visits = true;
+  cap.reduce_visits_threshold = 0.9;
+  cap.reduce_visits_lookback = 3;
+  cap.reduced_visits_min = 50;
+  cap.reduced_visits_weight = 0.1;
+  const SearchPlan full{200, true, true, 1.0, false};
+  const auto reduced = [&](const std::vector<double>& black_values) {
+    SearchPlan plan = full;
+    ReduceForLopsidedGame(cap, black_values, &plan);
+    return plan;
+  };
+  // Black's last three values 0.99, 0.95, 0.97: the least extreme is half way from 0.9 to 1,
+  // so the cut is a quarter of the way: 200 - 0.25 * 150 visits, weight 1 - 0.25 * 0.9.
+  SearchPlan plan = reduced({-0.5, 0.99, 0.95, 0.97});
+  CHECK(plan.reduced);
+  CHECK(plan.visits == 163);  // 162.5 rounded away from zero
+  CHECK(plan.row_weight == doctest::Approx(0.775));
+  CHECK(plan.full_search);
+  CHECK(plan.record_row);
+  // White winning is as lopsided as black winning.
+  plan = reduced({-0.95, -0.99, -0.97});
+  CHECK(plan.visits == 163);
+  CHECK(plan.row_weight == doctest::Approx(0.775));
+  // A game won outright: the minimum visits and weight.
+  plan = reduced({1.0, 1.0, 1.0});
+  CHECK(plan.visits == 50);
+  CHECK(plan.row_weight == doctest::Approx(0.1));
+  // One search at or below the threshold, values on both sides, or too few searches: no cut.
+  for (const std::vector<double>& values :
+       std::vector<std::vector<double>>{{0.99, 0.9, 0.99}, {0.99, -0.99, 0.99}, {0.99, 0.99}, {}}) {
+    plan = reduced(values);
+    CHECK(!plan.reduced);
+    CHECK(plan.visits == 200);
+    CHECK(plan.row_weight == 1.0);
+  }
+  // Only the last three count: an early lead that has gone does not cut.
+  CHECK(!reduced({1.0, 1.0, 1.0, 0.5, 1.0, 1.0}).reduced);
+  // Cheap searches keep their visits; the option off changes nothing.
+  SearchPlan cheap{16, false, false, 1.0, false};
+  ReduceForLopsidedGame(cap, {1.0, 1.0, 1.0}, &cheap);
+  CHECK(!cheap.reduced);
+  CHECK(cheap.visits == 16);
+  cap.reduce_visits = false;
+  CHECK(reduced({1.0, 1.0, 1.0}).visits == 200);
+  // A full search already below the minimum is not raised to it.
+  cap.reduce_visits = true;
+  cap.reduced_visits_min = 300;
+  CHECK(reduced({1.0, 1.0, 1.0}).visits == 200);
+}
+
 TEST_CASE("search: policy surprise is the target's KL divergence from the net's priors") {
   SearchResult result;
   result.policy_target = {0.5f, 0.5f, 0.0f};
@@ -947,15 +1000,16 @@ TEST_CASE("search: policy surprise is the target's KL divergence from the net's 
 TEST_CASE("search: surprise weighting keeps a game's row weight and moves it to surprises") {
   Rng rng(17);
   const std::vector<double> surprises = {0.0, 0.0, 0.0, 3.0};
-  CHECK(SurpriseRepeats(surprises, 0.0, rng) == std::vector<int>{1, 1, 1, 1});
-  CHECK(SurpriseRepeats({0.0, 0.0}, 0.5, rng) == std::vector<int>{1, 1});
+  const std::vector<double> ones(4, 1.0);
+  CHECK(RowRepeats(ones, surprises, 0.0, rng) == std::vector<int>{1, 1, 1, 1});
+  CHECK(RowRepeats({1.0, 1.0}, {0.0, 0.0}, 0.5, rng) == std::vector<int>{1, 1});
   // Weights 0.5, 0.5, 0.5 and 2.5: each row is written one of its two neighbouring counts, as
   // often as keeps the weight its mean.
   const std::vector<double> expected = {0.5, 0.5, 0.5, 2.5};
   std::vector<double> mean(4, 0.0);
   const int draws = 20000;
   for (int d = 0; d < draws; ++d) {
-    const std::vector<int> repeats = SurpriseRepeats(surprises, 0.5, rng);
+    const std::vector<int> repeats = RowRepeats(ones, surprises, 0.5, rng);
     for (size_t i = 0; i < 4; ++i) {
       CHECK((repeats[i] == std::floor(expected[i]) || repeats[i] == std::floor(expected[i]) + 1));
       mean[i] += repeats[i] / double(draws);
@@ -963,7 +1017,36 @@ TEST_CASE("search: surprise weighting keeps a game's row weight and moves it to 
   }
   for (size_t i = 0; i < 4; ++i) CHECK(mean[i] == doctest::Approx(expected[i]).epsilon(0.03));
   // All the weight on surprise: rows the net predicted are dropped.
-  CHECK(SurpriseRepeats({0.0, 1.0}, 1.0, rng) == std::vector<int>{0, 2});
+  CHECK(RowRepeats({1.0, 1.0}, {0.0, 1.0}, 1.0, rng) == std::vector<int>{0, 2});
+}
+
+TEST_CASE("search: rows cut in a lopsided game are written as often as their weight says") {
+  Rng rng(18);
+  // No surprise: weights 1, 0.1 and 0.55 are written once, and 0 or 1 times with those means.
+  const std::vector<double> weights = {1.0, 0.1, 0.55};
+  std::vector<double> mean(3, 0.0);
+  const int draws = 20000;
+  for (int d = 0; d < draws; ++d) {
+    const std::vector<int> repeats = RowRepeats(weights, {0.0, 0.0, 0.0}, 0.5, rng);
+    CHECK(repeats[0] == 1);
+    CHECK(repeats[1] <= 1);
+    CHECK(repeats[2] <= 1);
+    for (size_t i = 0; i < 3; ++i) mean[i] += repeats[i] / double(draws);
+  }
+  CHECK(mean[1] == doctest::Approx(0.1).epsilon(0.08));
+  CHECK(mean[2] == doctest::Approx(0.55).epsilon(0.03));
+  // With surprise weighting the game's total stays the sum of the weights, and a light row
+  // draws on the surprise share in proportion to its weight times its surprise: weights 1 and
+  // 0.25, surprises 0 and 1, share 0.5: W = 1.25 and the sum of w * s is 0.25, so row 0 gets
+  // 0.5 * 1 and row 1 gets 0.5 * 0.25 + 1.25 * 0.5 = 0.75.
+  std::vector<double> light_mean(2, 0.0);
+  for (int d = 0; d < draws; ++d) {
+    const std::vector<int> repeats = RowRepeats({1.0, 0.25}, {0.0, 1.0}, 0.5, rng);
+    for (size_t i = 0; i < 2; ++i) light_mean[i] += repeats[i] / double(draws);
+  }
+  CHECK(light_mean[0] == doctest::Approx(0.5).epsilon(0.04));
+  CHECK(light_mean[1] == doctest::Approx(0.75).epsilon(0.03));
+  CHECK_THROWS_AS(RowRepeats({1.0}, {0.0, 1.0}, 0.5, rng), CheckError);
 }
 
 TEST_CASE("search: a move's utility lower bound tightens with visits and loosens with spread") {

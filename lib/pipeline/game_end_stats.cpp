@@ -97,6 +97,8 @@ std::string FormatGameEnds(const GameEndStats& stats) {
   if (stats.scored_games() > 0)
     text += "; mean |final score| " + FormatFixed(stats.MeanAbsFinalScore(), 1);
   if (stats.passes_refused() > 0) text += StrCat("; first passes refused ", stats.passes_refused());
+  if (stats.reduced_searches() > 0)
+    text += StrCat("; full searches cut in lopsided games ", stats.reduced_searches());
   return text;
 }
 

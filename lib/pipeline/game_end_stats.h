@@ -27,6 +27,7 @@ class GameEndStats {
   void Add(const play::FinishedGame& game) {
     Add(game.end, game.moves_after_first_pass, game.final_score);
     passes_refused_ += game.passes_refused;
+    reduced_searches_ += game.reduced_searches;
   }
   // The same from a game's SGF record as selfplay writes it: RE "B+R" / "W+R" is a
   // resignation, a game whose last two moves are passes ended by passes, one whose root
@@ -47,6 +48,8 @@ class GameEndStats {
   double MeanAbsFinalScore() const;
   // First passes refused by GameParams::premature_pass_checks (games added as FinishedGame only).
   int64_t passes_refused() const { return passes_refused_; }
+  // Full searches cut in lopsided games (playout_cap.reduce_visits; FinishedGame only).
+  int64_t reduced_searches() const { return reduced_searches_; }
 
  private:
   int64_t games_ = 0;
@@ -56,6 +59,7 @@ class GameEndStats {
   int64_t scored_ = 0;
   double abs_score_sum_ = 0;
   int64_t passes_refused_ = 0;
+  int64_t reduced_searches_ = 0;
 };
 
 // The heartbeat counters of selfplay's current model, in this order: model_games,

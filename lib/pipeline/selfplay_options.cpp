@@ -52,7 +52,18 @@ OptionTable<play::GameParams> SelfplayGameOptionTable() {
           .Int("cheap_visits", &C::cheap_visits, 1, 1000000,
                "visits of a cheap search (no row; <= full_visits)")
           .Double("full_probability", &C::full_probability, 0, 1,
-                  "probability that a turn gets a full search");
+                  "probability that a turn gets a full search")
+          .Bool("reduce_visits", &C::reduce_visits,
+                "cut full searches, and their rows' weight, once the game's last searches all "
+                "say one side wins (KataGo's reduceVisits)")
+          .Double("reduce_visits_threshold", &C::reduce_visits_threshold, 0, 0.999,
+                  "root value (in [-1, 1]) beyond which a game counts as lopsided")
+          .Int("reduce_visits_lookback", &C::reduce_visits_lookback, 1, 100,
+               "how many of the game's last searches must all lie beyond that threshold")
+          .Int("reduced_visits_min", &C::reduced_visits_min, 1, 1000000,
+               "visits of a full search in a game won outright (<= full_visits)")
+          .Double("reduced_visits_weight", &C::reduced_visits_weight, 0, 1,
+                  "weight of its row (1: a full row)");
   return OptionTable<G>()
       .Nested(&G::playout_cap, cap)
       .Nested(&G::search, FullSearchOptionTable())
@@ -167,6 +178,9 @@ SelfplayOptions SelfplayOptionsFromConfig(const Config& config) {
   if (cap.cheap_visits > cap.full_visits)
     throw ConfigError(StrCat("cheap_visits (", cap.cheap_visits, ") must not exceed full_visits (",
                              cap.full_visits, ")"));
+  if (cap.reduce_visits && cap.reduced_visits_min > cap.full_visits)
+    throw ConfigError(StrCat("reduced_visits_min (", cap.reduced_visits_min,
+                             ") must not exceed full_visits (", cap.full_visits, ")"));
   if (static_cast<int>(o.devices.size()) > o.num_game_threads)
     throw ConfigError(StrCat("devices: ", o.devices.size(),
                              " servers need at least as many game threads (num_game_threads is ",

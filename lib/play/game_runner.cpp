@@ -262,11 +262,11 @@ bool RefusePrematurePass(const GameParams& params, const go::GameState& state,
          result->DropPass();
 }
 
-// Writes each row as often as SurpriseRepeats says (GameParams::policy_surprise_weight).
-void WeightRowsBySurprise(double surprise_weight, const std::vector<double>& surprises, Rng& rng,
-                          std::vector<data::TrainingRow>* rows) {
-  if (surprise_weight <= 0) return;
-  const std::vector<int> repeats = search::SurpriseRepeats(surprises, surprise_weight, rng);
+// Writes each row as often as RowRepeats says (its weight, GameParams::policy_surprise_weight).
+void RepeatRows(double surprise_weight, const std::vector<double>& weights,
+                const std::vector<double>& surprises, Rng& rng,
+                std::vector<data::TrainingRow>* rows) {
+  const std::vector<int> repeats = search::RowRepeats(weights, surprises, surprise_weight, rng);
   std::vector<data::TrainingRow> weighted;
   for (size_t i = 0; i < rows->size(); ++i)
     for (int k = 0; k < repeats[i]; ++k) weighted.push_back((*rows)[i]);
@@ -294,6 +294,7 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
   search::ResignTracker resign(params.resign, rng);
   std::vector<go::Color> row_movers;
   std::vector<double> row_surprises;
+  std::vector<double> row_weights;
   std::vector<double> black_values;           // each search's root value, black's view
   std::vector<go::GameState> side_positions;  // searched once the game is over
   // The index of the row recorded at the previous turn, which waits for the opponent's reply:
@@ -305,7 +306,9 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
     const go::Color mover = state.to_move();
     search::Search& searcher = mover == go::Color::kBlack ? black_search : white_search;
     const Player& opponent = mover == go::Color::kBlack ? white : black;
-    const search::SearchPlan plan = search::DrawSearchPlan(params.playout_cap, rng);
+    search::SearchPlan plan = search::DrawSearchPlan(params.playout_cap, rng);
+    search::ReduceForLopsidedGame(params.playout_cap, black_values, &plan);
+    if (plan.reduced) ++game->reduced_searches;
     // KataGo clears the tree before full searches so that root noise acts on a fresh tree.
     if (plan.full_search) searcher.ClearTree();
     search::SearchResult result = searcher.Run(plan.visits, plan.full_search, stop);
@@ -332,6 +335,7 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
       awaiting_reply = static_cast<int>(game->rows.size()) - 1;
       row_movers.push_back(mover);
       row_surprises.push_back(search::PolicySurprise(result));
+      row_weights.push_back(plan.row_weight);
     }
     const go::Loc loc = result.ChooseMove(
         MoveTemperature(params, static_cast<int>(state.moves().size()), size), rng);
@@ -349,7 +353,7 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
 
   ScoreAndRecord(params, state, state.rules().komi, black, white, seed, row_movers, black_values,
                  game);
-  WeightRowsBySurprise(params.policy_surprise_weight, row_surprises, rng, &game->rows);
+  RepeatRows(params.policy_surprise_weight, row_weights, row_surprises, rng, &game->rows);
   game->side_rows = SearchSidePositions(params, black, white, game->game_id, rng, stop,
                                         std::move(side_positions), &game->rows);
   return true;

@@ -71,7 +71,7 @@ struct GameParams {
   int premature_pass_checks = 0;
   // Visits of that check's search (0: the turn's own, cheap or full).
   int premature_pass_check_visits = 0;
-  // Policy surprise weighting of the recorded rows (search::SurpriseRepeats): the share of a
+  // Policy surprise weighting of the recorded rows (search::RowRepeats): the share of a
   // game's row weight that goes to the rows whose search policy differed most from the net's
   // prior (0: every row written once; KataGo's selfplay uses 0.5).
   double policy_surprise_weight = 0;
@@ -103,8 +103,8 @@ extern const char* const kPassAliveComment;
 
 struct FinishedGame {
   go::SgfRecord sgf;
-  // Empty for a resigned game. Under policy_surprise_weight a position's row may appear several
-  // times in a row, or not at all.
+  // Empty for a resigned game. Under policy_surprise_weight, or with a weight cut by
+  // playout_cap.reduce_visits, a position's row may appear several times in a row, or not at all.
   std::vector<data::TrainingRow> rows;
   int64_t game_id = 0;  // random, unique across runs whatever the seed
   uint64_t seed = 0;
@@ -120,6 +120,7 @@ struct FinishedGame {
   int moves_after_first_pass = -1;
   int64_t search_visits = 0;  // root visits of all searches (a bound on NN evaluations)
   int passes_refused = 0;     // first passes refused by premature_pass_checks
+  int reduced_searches = 0;   // full searches cut in a lopsided game (playout_cap.reduce_visits)
   int opening_moves = 0;      // moves drawn from the raw policy (GameParams::policy_init_area)
   int side_rows = 0;          // rows of side positions, at the end of `rows`
 };

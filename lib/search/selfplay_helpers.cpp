@@ -6,6 +6,8 @@
 #include "go/game.h"
 #include "go/score.h"
 #include "search/mcts.h"
+#include "util/error.h"
+#include "util/text.h"
 
 namespace tengen::search {
 
@@ -27,17 +29,50 @@ double PolicySurprise(const SearchResult& result) {
   return std::max(surprise, 0.0);
 }
 
-std::vector<int> SurpriseRepeats(const std::vector<double>& surprises, double surprise_weight,
-                                 Rng& rng) {
-  double total = 0;
-  for (double s : surprises) total += s;
-  std::vector<int> repeats(surprises.size(), 1);
-  if (surprise_weight <= 0 || total <= 0) return repeats;
-  const double n = static_cast<double>(surprises.size());
-  for (size_t i = 0; i < surprises.size(); ++i) {
-    const double weight = (1 - surprise_weight) + n * surprise_weight * surprises[i] / total;
+void ReduceForLopsidedGame(const PlayoutCap& cap, const std::vector<double>& black_values,
+                           SearchPlan* plan) {
+  if (!cap.reduce_visits || !plan->full_search) return;
+  const size_t lookback = static_cast<size_t>(cap.reduce_visits_lookback);
+  if (lookback == 0 || black_values.size() < lookback) return;
+  double lowest = 1, highest = -1;
+  for (size_t i = black_values.size() - lookback; i < black_values.size(); ++i) {
+    lowest = std::min(lowest, black_values[i]);
+    highest = std::max(highest, black_values[i]);
+  }
+  // How far the least extreme value lies beyond the threshold, for the side all of them favour.
+  const double extreme = std::min(1.0, std::max(lowest, -highest));
+  if (extreme <= cap.reduce_visits_threshold) return;
+  const double share =
+      std::min(1.0, (extreme - cap.reduce_visits_threshold) / (1 - cap.reduce_visits_threshold));
+  const double cut = share * share;
+  const int visits =
+      static_cast<int>(std::lround(plan->visits + cut * (cap.reduced_visits_min - plan->visits)));
+  plan->visits = std::min(plan->visits, std::max(visits, cap.reduced_visits_min));
+  plan->row_weight += cut * (cap.reduced_visits_weight - plan->row_weight);
+  plan->reduced = true;
+}
+
+std::vector<int> RowRepeats(const std::vector<double>& weights,
+                            const std::vector<double>& surprises, double surprise_weight,
+                            Rng& rng) {
+  TENGEN_CHECK(weights.size() == surprises.size(),
+               StrCat(weights.size(), " row weights for ", surprises.size(), " surprises"));
+  double total_weight = 0, total_surprise = 0;
+  for (size_t i = 0; i < weights.size(); ++i) {
+    total_weight += weights[i];
+    total_surprise += weights[i] * surprises[i];
+  }
+  const bool by_surprise = surprise_weight > 0 && total_surprise > 0;
+  std::vector<int> repeats(weights.size(), 1);
+  for (size_t i = 0; i < weights.size(); ++i) {
+    double weight = weights[i];
+    if (by_surprise) {
+      weight = (1 - surprise_weight) * weights[i] +
+               total_weight * surprise_weight * weights[i] * surprises[i] / total_surprise;
+    }
     const double whole = std::floor(weight);
-    repeats[i] = static_cast<int>(whole) + (rng.UniformDouble() < weight - whole ? 1 : 0);
+    const double fraction = weight - whole;
+    repeats[i] = static_cast<int>(whole) + (fraction > 0 && rng.UniformDouble() < fraction ? 1 : 0);
   }
   return repeats;
 }

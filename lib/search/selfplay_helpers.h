@@ -25,6 +25,16 @@ struct PlayoutCap {
   int full_visits = 600;
   int cheap_visits = 100;
   double full_probability = 0.25;
+  // Visit reduction in lopsided games (KataGo's reduceVisits, play.cpp; selfplay1.cfg: threshold
+  // 0.9, lookback 3, min 100 of 600, weight 0.1): once the root values of the game's last
+  // `reduce_visits_lookback` searches all say one side wins by more than
+  // `reduce_visits_threshold`, a full search gets fewer visits and its row less weight (see
+  // ReduceForLopsidedGame). Off when reduce_visits is false.
+  bool reduce_visits = false;
+  double reduce_visits_threshold = 0.9;
+  int reduce_visits_lookback = 3;
+  int reduced_visits_min = 100;
+  double reduced_visits_weight = 0.1;
 };
 
 struct SearchPlan {
@@ -33,26 +43,42 @@ struct SearchPlan {
   bool full_search = false;
   // Whether this turn becomes a training row: full searches only (cheapSearchTargetWeight 0).
   bool record_row = false;
+  // The weight of that row (RowRepeats): below 1 in a lopsided game.
+  double row_weight = 1;
+  // Whether ReduceForLopsidedGame cut this full search's visits.
+  bool reduced = false;
 };
 
 // Draws this turn's plan; a cheap search never has more visits than a full one.
 SearchPlan DrawSearchPlan(const PlayoutCap& cap, Rng& rng);
+
+// Cuts a full search in a lopsided game (PlayoutCap::reduce_visits). `black_values` holds the
+// root value of each earlier search of the game, black's view, in [-1, 1]. When the last
+// reduce_visits_lookback of them all lie beyond the threshold on one side, let p be how far the
+// least extreme of them lies beyond it, as a share of the way from the threshold to 1; the
+// visits move p^2 of the way to reduced_visits_min (rounded, never past it, never up) and the row
+// weight p^2 of the way to reduced_visits_weight. Cheap searches, and games not that lopsided, keep
+// their plan.
+void ReduceForLopsidedGame(const PlayoutCap& cap, const std::vector<double>& black_values,
+                           SearchPlan* plan);
 
 // Policy surprise of a search: the KL divergence, in nats, of its policy target from the net's
 // priors at the root (SearchResult::net_priors, floored at 1e-6 so that a move the net all but
 // ruled out costs a finite amount). 0 when the search found what the net expected.
 double PolicySurprise(const SearchResult& result);
 
-// Policy surprise weighting (KataGo's policySurpriseDataWeight, 0.5 in its selfplay): how many
-// times each recorded row of a game is written. Each row's weight is (1 - surprise_weight) + n *
-// surprise_weight * surprise / (sum of the game's surprises) for n rows, so the game's total
-// weight stays n and the rows whose search disagreed most with the net carry the share
-// surprise_weight of it; each weight is then rounded to one of its two neighbouring integers at
-// random, with the mean kept (a row may be written 0, 1, 2 or more times). All rows weigh 1 when
-// surprise_weight is 0 or no row was surprising. KataGo also lends weight to cheap searches'
-// positions and to value surprise; tengen records full searches only.
-std::vector<int> SurpriseRepeats(const std::vector<double>& surprises, double surprise_weight,
-                                 Rng& rng);
+// How many times each recorded row of a game is written, from the rows' own weights w (1, or
+// less where ReduceForLopsidedGame cut the search) and policy surprise weighting (KataGo's
+// policySurpriseDataWeight, 0.5 in its selfplay). Each row's weight is (1 - surprise_weight) *
+// w + W * surprise_weight * w * surprise / (sum over the game's rows of w * surprise), W the
+// sum of the w, so the game's total weight stays W and the rows whose search disagreed most
+// with the net carry the share surprise_weight of it; each weight is then rounded to one of its
+// two neighbouring integers at random, with the mean kept (a row may be written 0, 1, 2 or more
+// times). The weights are w alone when surprise_weight is 0 or no row was surprising. KataGo
+// also lends weight to cheap searches' positions and to value surprise; tengen records full
+// searches only.
+std::vector<int> RowRepeats(const std::vector<double>& weights,
+                            const std::vector<double>& surprises, double surprise_weight, Rng& rng);
 
 // Resignation, off by default. A player resigns after `consecutive_turns` of its own turns in
 // a row with root value (its own view) below `threshold`. A fraction of games never resigns so
