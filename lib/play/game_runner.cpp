@@ -273,6 +273,17 @@ void RepeatRows(double surprise_weight, const std::vector<double>& weights,
   *rows = std::move(weighted);
 }
 
+// Gives the row recorded at the previous turn, if one waits, this turn's search policy as its
+// opponent's-reply target.
+void AttachOpponentPolicy(const search::SearchResult& result, int pos_len, int* awaiting_reply,
+                          FinishedGame* game) {
+  if (*awaiting_reply < 0) return;
+  data::TrainingRow& row = game->rows[static_cast<size_t>(*awaiting_reply)];
+  row.opponent_policy = RowPolicy(result, pos_len);
+  row.opponent_policy_weight = 1;
+  *awaiting_reply = -1;
+}
+
 }  // namespace
 
 bool PlayGame(const GameParams& params, const Player& black, const Player& white, uint64_t seed,
@@ -318,12 +329,7 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
       ++game->passes_refused;
     game->search_visits += result.root_visits;
     black_values.push_back(mover == go::Color::kBlack ? result.root_value : -result.root_value);
-    if (awaiting_reply >= 0) {
-      data::TrainingRow& row = game->rows[static_cast<size_t>(awaiting_reply)];
-      row.opponent_policy = RowPolicy(result, params.pos_len);
-      row.opponent_policy_weight = 1;
-      awaiting_reply = -1;
-    }
+    AttachOpponentPolicy(result, params.pos_len, &awaiting_reply, game);
     if (resign.Update(mover, result.root_value)) {
       game->resigned = true;
       game->end = GameEnd::kResignation;
