@@ -5,7 +5,7 @@
 // Scoring: tengen counts area as Tromp-Taylor does, handicap stones like any other stones and
 // no compensation for white beyond komi; GNU Go's Chinese rules give white one point per
 // handicap stone. So tengen plays with komi + N where GNU Go has komi, and the two counts must
-// then agree (gtp/handicap.h).
+// then agree (go/handicap.h).
 
 #include <doctest/doctest.h>
 #include <unistd.h>

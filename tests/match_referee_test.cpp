@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "go/handicap.h"
 #include "go/sgf.h"
 #include "go/sgf_game.h"
 #include "gtp/gtp_client.h"
 #include "gtp/gtp_command.h"
-#include "gtp/handicap.h"
 #include "match/match.h"
 #include "test_support.h"
 #include "util/error.h"
@@ -239,7 +239,7 @@ TEST_CASE("match: a handicap match gives one engine black and the stones in ever
   const MatchReport report = RunMatch(options, logger);
   REQUIRE(report.complete);
   REQUIRE(report.games.size() == 2);
-  const std::string stones = gtp::VertexList(gtp::FixedHandicapPoints(7, 2), 7);
+  const std::string stones = gtp::VertexList(go::FixedHandicapPoints(7, 2), 7);
   CHECK(stones == "C3 E5");
   for (const GameOutcome& game : report.games) {
     CAPTURE(game.index);

@@ -63,6 +63,26 @@ TEST_CASE("selfplay config: a board size above pos_len names both keys' values")
   CHECK(Parse({"--pos-len", "13", "--board-sizes", "9:1,13:1"}).game.board_sizes.size() == 2);
 }
 
+TEST_CASE("selfplay config: handicap games need their stones' fixed points on every board size") {
+  const SelfplayOptions plain = Parse({});
+  CHECK(plain.game.handicap_game_prob == 0);
+  CHECK(plain.game.handicap_stones == 2);
+  const SelfplayOptions five = Parse({"--set", "handicap_game_prob=0.1", "--set",
+                                      "handicap_stones=5", "--set", "handicap_komi=7"});
+  CHECK(five.game.handicap_game_prob == doctest::Approx(0.1));
+  CHECK(five.game.handicap_stones == 5);
+  CHECK(five.game.handicap_komi == doctest::Approx(7));
+  // 7x7 has 4 fixed points; with the games off, the size does not matter.
+  const std::string error = ErrorOf(
+      {"--set", "handicap_game_prob=0.1", "--set", "handicap_stones=5", "--board-sizes", "7:1"});
+  CHECK(error.find("handicap_stones (5)") != std::string::npos);
+  CHECK(error.find("7x7") != std::string::npos);
+  CHECK(Parse({"--set", "handicap_stones=5", "--board-sizes", "7:1"}).game.handicap_stones == 5);
+  CHECK(ErrorOf({"--set", "handicap_stones=1"}).find("handicap_stones") != std::string::npos);
+  CHECK(ErrorOf({"--set", "handicap_game_prob=1.5"}).find("handicap_game_prob") !=
+        std::string::npos);
+}
+
 TEST_CASE("gatekeeper config: the declared defaults are GatekeeperOptions' own") {
   ConfigSpec spec("tengen-gatekeeper");
   DeclareGatekeeperOptions(spec);

@@ -142,6 +142,12 @@ TEST_CASE("game end stats: heartbeat counters and the progress text") {
   stats.Add(game);
   CHECK(stats.reduced_searches() == 7);
   CHECK(FormatGameEnds(stats).find("; full searches cut in lopsided games 7") != std::string::npos);
+  CHECK(FormatGameEnds(stats).find("handicap") == std::string::npos);
+  game.handicap_stones = 2;
+  stats.Add(game);
+  stats.Add(game);
+  CHECK(stats.handicap_games() == 2);
+  CHECK(FormatGameEnds(stats).find("; handicap games 2") != std::string::npos);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "go/handicap.h"
 #include "go/pass_alive.h"
 #include "go/score.h"
 #include "go/sgf_game.h"
@@ -474,6 +475,72 @@ TEST_CASE("game runner: an automatic komi evens out the black net's expected lea
   REQUIRE(PlayGame(
       params, greedy, white, 2, [] { return false; }, &game));
   CHECK(game.sgf.rules.komi == 25.0);
+}
+
+TEST_CASE("game runner: a handicap game starts from the fixed stones, white to move") {
+  GameParams params = SmallGame(7);
+  params.komis = {{7.0, 1.0}};
+  params.komi_auto = true;  // even games only: a handicap game's komi is its own
+  params.handicap_game_prob = 1;
+  params.handicap_stones = 2;
+  params.handicap_fair_komi_prob = 0;
+  search::UniformEvaluator evaluator;
+  const Player player{&evaluator, "random"};
+  std::vector<go::Loc> fixed = go::FixedHandicapPoints(7, 2);
+  std::sort(fixed.begin(), fixed.end());
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    CAPTURE(seed);
+    FinishedGame game;
+    REQUIRE(PlayGame(
+        params, player, player, seed, [] { return false; }, &game));
+    CHECK(game.handicap_stones == 2);
+    std::vector<go::Loc> stones = game.sgf.setup_black;
+    std::sort(stones.begin(), stones.end());
+    CHECK(stones == fixed);
+    CHECK(game.sgf.setup_white.empty());
+    CHECK(game.sgf.first_player == go::Color::kWhite);
+    CHECK(game.sgf.rules.komi == 0.5);
+    // The record replays to the recorded result, and each row is its position, white to move
+    // at even turns.
+    const go::GameState replayed = go::ReplaySgf(game.sgf);
+    CHECK(go::TrompTaylorScore(replayed.board(), 0.5) == game.final_score);
+    REQUIRE_FALSE(game.rows.empty());
+    for (const data::TrainingRow& row : game.rows) {
+      const go::GameState at_row = go::ReplaySgf(game.sgf, row.turn);
+      CHECK(at_row.to_move() == (row.turn % 2 == 0 ? go::Color::kWhite : go::Color::kBlack));
+      std::vector<float> spatial(static_cast<size_t>(nn::kNumSpatialFeatures) * 49);
+      std::vector<float> global(nn::kNumGlobalFeatures);
+      nn::FillFeatures(at_row, params.pos_len, 0, spatial.data(), global.data());
+      CHECK(row.spatial == spatial);
+      CHECK(row.komi == 0.5f);
+    }
+  }
+
+  // Made fair: white, to move, leads by 3 by the black player's net, so black's lead is -3.
+  params.handicap_fair_komi_prob = 1;
+  params.max_moves_per_area = 2.0 / 49;  // the komi is all this needs
+  LeadEvaluator leads(3.0f);
+  const Player black{&leads, "leads"};
+  FinishedGame fair;
+  REQUIRE(PlayGame(
+      params, black, player, 1, [] { return false; }, &fair));
+  CHECK(fair.sgf.rules.komi == -2.5);
+
+  // Half of the games: some with stones, some without (komi 7 made fair: 7 by the uniform net).
+  params.handicap_game_prob = 0.5;
+  params.handicap_fair_komi_prob = 0;
+  int handicap = 0;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    FinishedGame game;
+    REQUIRE(PlayGame(
+        params, player, player, seed, [] { return false; }, &game));
+    const bool stones = !game.sgf.setup_black.empty();
+    CHECK(stones == (game.handicap_stones == 2));
+    CHECK(game.sgf.rules.komi == (stones ? 0.5 : 7.0));
+    handicap += stones;
+  }
+  CHECK(handicap >= 10);
+  CHECK(handicap <= 30);
 }
 
 TEST_CASE("game runner: a stop request abandons the game in flight") {

@@ -1,7 +1,7 @@
 #pragma once
 // A GTP version 2 engine over a GameState: the protocol (ids, comments, error answers), board
 // and rules commands (KataGo's kata-get-rules / kata-set-rules too, gtp/kata_rules.h), handicap
-// (gtp/handicap.h), SGF load/print, clock commands, live analysis (gtp/analysis.h), and
+// (go/handicap.h), SGF load/print, clock commands, live analysis (gtp/analysis.h), and
 // genmove / kgs-genmove_cleanup through a pluggable MoveGenerator (gtp/search_player.h plays
 // with MCTS; RandomMoveGenerator plays random legal moves). It never throws on bad input:
 // every malformed or illegal command gets a "?" answer. The handlers are in three files by

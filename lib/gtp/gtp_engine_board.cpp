@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "go/handicap.h"
 #include "go/score.h"
 #include "go/sgf.h"
 #include "go/sgf_game.h"
 #include "gtp/cleanup.h"
 #include "gtp/gtp_command.h"
 #include "gtp/gtp_engine.h"
-#include "gtp/handicap.h"
 #include "gtp/kata_rules.h"
 #include "gtp/parse.h"
 #include "util/error.h"
@@ -183,14 +183,14 @@ std::string GtpEngine::FixedHandicap(const Command& command, bool* ok) {
   if (command.args.size() != 1 || !ParseInt(command.args[0], &stones)) {
     return Fail(ok, "syntax error");
   }
-  const std::vector<go::Loc> points = FixedHandicapPoints(game_.size(), stones);
+  const std::vector<go::Loc> points = go::FixedHandicapPoints(game_.size(), stones);
   if (points.empty()) return Fail(ok, "invalid number of stones");
   const std::string error = PlaceHandicap(points);
   if (!error.empty()) return Fail(ok, error);
   return VertexList(points, game_.size());
 }
 
-// place_free_handicap N: the engine's choice (gtp/handicap.h).
+// place_free_handicap N: the engine's choice (go/handicap.h).
 std::string GtpEngine::PlaceFreeHandicap(const Command& command, bool* ok) {
   int stones = 0;
   if (command.args.size() != 1 || !ParseInt(command.args[0], &stones)) {
@@ -198,7 +198,7 @@ std::string GtpEngine::PlaceFreeHandicap(const Command& command, bool* ok) {
   }
   const int size = game_.size();
   if (stones < 2 || stones >= size * size) return Fail(ok, "invalid number of stones");
-  const std::vector<go::Loc> points = FreeHandicapPoints(size, stones);
+  const std::vector<go::Loc> points = go::FreeHandicapPoints(size, stones);
   const std::string error = PlaceHandicap(points);
   if (!error.empty()) return Fail(ok, error);
   return VertexList(points, size);

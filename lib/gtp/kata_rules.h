@@ -2,7 +2,7 @@
 // KataGo's GTP rules commands (kata-get-rules, kata-set-rules; KataGo's docs/GTP_Extensions.md)
 // for the rules tengen plays: area scoring as Tromp-Taylor counts it, no tax, no button, simple
 // ko or positional superko, multi-stone suicide allowed or not, and no bonus for white in
-// handicap games (whiteHandicapBonus "0": see gtp/handicap.h). Of KataGo's shorthand names only
+// handicap games (whiteHandicapBonus "0": see go/handicap.h). Of KataGo's shorthand names only
 // "tromp-taylor" is within them; the others need a rule tengen does not have (Chinese: a white
 // bonus of N; AGA, New Zealand: situational superko; Japanese, Korean: territory scoring) and
 // are refused with an error that names it.

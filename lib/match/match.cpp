@@ -8,10 +8,10 @@
 #include <sstream>
 
 #include "go/game.h"
+#include "go/handicap.h"
 #include "go/score.h"
 #include "go/sgf_game.h"
 #include "gtp/gtp_command.h"
-#include "gtp/handicap.h"
 #include "match/match_record.h"
 #include "util/error.h"
 #include "util/publish.h"
@@ -112,7 +112,7 @@ bool Referee::SendOrForfeit(int side, const std::string& command, gtp::GtpReply*
 
 bool Referee::PlaceHandicap() {
   const std::vector<go::Loc> points =
-      gtp::FixedHandicapPoints(options_.board_size, options_.handicap);
+      go::FixedHandicapPoints(options_.board_size, options_.handicap);
   go::Board board(options_.board_size);
   for (const go::Loc loc : points) board.SetStone(loc, go::Color::kBlack);
   const std::string command = "set_free_handicap " + gtp::VertexList(points, options_.board_size);
@@ -439,7 +439,7 @@ int BlackEngineOfGame(const MatchOptions& options, int index) {
 }
 
 void CheckHandicap(const MatchOptions& options) {
-  const int most = gtp::MaxFixedHandicap(options.board_size);
+  const int most = go::MaxFixedHandicap(options.board_size);
   if (options.handicap != 0 && (options.handicap < 2 || options.handicap > most)) {
     throw ConfigError(StrCat("handicap: ", options.handicap, " stones on ", options.board_size, "x",
                              options.board_size, " (0, or 2 to ", most, " on the fixed points)"));

@@ -25,9 +25,9 @@
 // scores by Tromp-Taylor; with neither command the board is scored as it stands. GNU Go and
 // tengen-gtp both list kgs-genmove_cleanup, so their games are always cleaned up by play.
 //
-// Handicap games (handicap = N stones, 2 up to gtp::MaxFixedHandicap of the board size): the
+// Handicap games (handicap = N stones, 2 up to go::MaxFixedHandicap of the board size): the
 // engine handicap_engine (1 or 2) is black in every game, its N stones on the fixed points of
-// GTP's fixed_handicap (gtp/handicap.h), sent to both engines with set_free_handicap after komi;
+// GTP's fixed_handicap (go/handicap.h), sent to both engines with set_free_handicap after komi;
 // white moves first. Scoring stays Tromp-Taylor with the match's komi: white gets no point per
 // stone (GNU Go under --chinese-rules counts one, so it misjudges the score by N points). A
 // handicap match never goes on the ladder, which rates even games.

@@ -99,6 +99,7 @@ std::string FormatGameEnds(const GameEndStats& stats) {
   if (stats.passes_refused() > 0) text += StrCat("; first passes refused ", stats.passes_refused());
   if (stats.reduced_searches() > 0)
     text += StrCat("; full searches cut in lopsided games ", stats.reduced_searches());
+  if (stats.handicap_games() > 0) text += StrCat("; handicap games ", stats.handicap_games());
   return text;
 }
 

@@ -28,6 +28,7 @@ class GameEndStats {
     Add(game.end, game.moves_after_first_pass, game.final_score);
     passes_refused_ += game.passes_refused;
     reduced_searches_ += game.reduced_searches;
+    if (game.handicap_stones > 0) ++handicap_games_;
   }
   // The same from a game's SGF record as selfplay writes it: RE "B+R" / "W+R" is a
   // resignation, a game whose last two moves are passes ended by passes, one whose root
@@ -50,6 +51,8 @@ class GameEndStats {
   int64_t passes_refused() const { return passes_refused_; }
   // Full searches cut in lopsided games (playout_cap.reduce_visits; FinishedGame only).
   int64_t reduced_searches() const { return reduced_searches_; }
+  // Games started with handicap stones (GameParams::handicap_game_prob; FinishedGame only).
+  int64_t handicap_games() const { return handicap_games_; }
 
  private:
   int64_t games_ = 0;
@@ -60,6 +63,7 @@ class GameEndStats {
   double abs_score_sum_ = 0;
   int64_t passes_refused_ = 0;
   int64_t reduced_searches_ = 0;
+  int64_t handicap_games_ = 0;
 };
 
 // The heartbeat counters of selfplay's current model, in this order: model_games,

@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "go/handicap.h"
 #include "pipeline/base_dir.h"
 #include "play/game_options.h"
 #include "util/error.h"
@@ -74,6 +75,16 @@ OptionTable<play::GameParams> SelfplayGameOptionTable() {
       .Double("policy_init_area", &G::policy_init_area, 0, 1,
               "opening moves drawn from the net's raw policy, without search or rows, before "
               "each game: exponentially many with this mean times the board area (0: none)")
+      .Double("handicap_game_prob", &G::handicap_game_prob, 0, 1,
+              "probability that a game starts with handicap_stones black stones and white to "
+              "move (0: every game even)")
+      .Int("handicap_stones", &G::handicap_stones, 2, 9,
+           "black's stones in a handicap game, on GTP's fixed_handicap points")
+      .Double("handicap_fair_komi_prob", &G::handicap_fair_komi_prob, 0, 1,
+              "probability that a handicap game's komi is made fair by the net's score lead "
+              "(else handicap_komi)")
+      .Double("handicap_komi", &G::handicap_komi, -150, 150,
+              "komi of a handicap game whose komi is not made fair")
       .Double("side_position_prob", &G::side_position_prob, 0, 1,
               "probability that a turn also notes the position after another move, searched "
               "and recorded (value target: its search's) once the game is over (0: none)")
@@ -147,6 +158,17 @@ OptionTable<SelfplayOptions> SelfplayOptionTable() {
       .Seconds("log_seconds", &O::log_interval, 0.1, 86400, "how often to log progress");
 }
 
+// Handicap games need handicap_stones fixed points on every board size they may be played on.
+void CheckHandicapFits(const play::GameParams& game) {
+  if (game.handicap_game_prob <= 0) return;
+  for (const auto& [size, weight] : game.board_sizes) {
+    if (game.handicap_stones > go::MaxFixedHandicap(size))
+      throw ConfigError(StrCat("handicap_stones (", game.handicap_stones,
+                               ") has no fixed points on ", size, "x", size,
+                               " (board_sizes): at most ", go::MaxFixedHandicap(size), " there"));
+  }
+}
+
 }  // namespace
 
 // Not inlined: GCC 12 warns (maybe-uninitialized, a false positive) about GameParams' default
@@ -181,6 +203,7 @@ SelfplayOptions SelfplayOptionsFromConfig(const Config& config) {
   if (cap.reduce_visits && cap.reduced_visits_min > cap.full_visits)
     throw ConfigError(StrCat("reduced_visits_min (", cap.reduced_visits_min,
                              ") must not exceed full_visits (", cap.full_visits, ")"));
+  CheckHandicapFits(o.game);
   if (static_cast<int>(o.devices.size()) > o.num_game_threads)
     throw ConfigError(StrCat("devices: ", o.devices.size(),
                              " servers need at least as many game threads (num_game_threads is ",

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "go/game.h"
+#include "go/handicap.h"
 #include "go/pass_alive.h"
 #include "go/score.h"
 #include "go/sgf_game.h"
@@ -149,11 +150,12 @@ int PlayPolicyOpening(const GameParams& params, search::LeafEvaluator& black,
   return played;
 }
 
-double FairKomi(const GameParams& params, const go::GameState& empty,
+double FairKomi(const GameParams& params, const go::GameState& start,
                 search::LeafEvaluator& evaluator, Rng& rng) {
-  const double area = static_cast<double>(empty.size()) * empty.size();
-  // Black is to move, so the lead is black's: with that much more komi the game is even.
-  double komi = empty.rules().komi + evaluator.Evaluate(empty).score;
+  const double area = static_cast<double>(start.size()) * start.size();
+  // The net's lead is the side to move's; with black's lead added to the komi the game is even.
+  const double lead = evaluator.Evaluate(start).score;
+  double komi = start.rules().komi + (start.to_move() == go::Color::kBlack ? lead : -lead);
   if (params.komi_stdev > 0) komi += params.komi_stdev * rng.Normal();
   return std::clamp(std::round(komi * 2) / 2, -area, area);
 }
@@ -230,16 +232,41 @@ void ScoreAndRecord(const GameParams& params, const go::GameState& state, double
   game->sgf.extra_properties.push_back({"SO", StrCat("tengen seed=", seed)});
 }
 
+// The start of a handicap game (GameParams::handicap_game_prob): `stones` black stones on the
+// fixed points and white to move, at a komi made fair for it (handicap_fair_komi_prob) or
+// handicap_komi.
+go::GameState HandicapStart(const GameParams& params, int size, int stones, go::Rules rules,
+                            int max_moves, search::LeafEvaluator& evaluator, Rng& rng) {
+  const std::vector<go::Loc> points = go::FixedHandicapPoints(size, stones);
+  TENGEN_CHECK(!points.empty(),
+               StrCat("no fixed handicap of ", stones, " stones on ", size, "x", size));
+  go::Board board(size);
+  for (const go::Loc loc : points) board.SetStone(loc, go::Color::kBlack);
+  const bool fair = rng.UniformDouble() < params.handicap_fair_komi_prob;
+  rules.komi = params.handicap_komi;
+  go::GameState state(board, rules, go::Color::kWhite, max_moves);
+  if (fair) state.set_komi(FairKomi(params, state, evaluator, rng));
+  return state;
+}
+
 // The position a game's first search starts from: its board size, komi (drawn, then made fair
-// under komi_auto) and the opening from the raw policy (PlayPolicyOpening; their number goes to
-// game->opening_moves).
+// under komi_auto), the handicap stones of a handicap game (game->handicap_stones) and the
+// opening from the raw policy (PlayPolicyOpening; their number goes to game->opening_moves).
 go::GameState StartPosition(const GameParams& params, const Player& black, const Player& white,
                             Rng& rng, FinishedGame* game) {
   const int size = DrawWeighted(params.board_sizes, rng);
   nn::CheckBoardFits(size, params.pos_len);
   go::Rules rules = params.rules;
-  rules.komi = DrawWeighted(params.komis, rng);
   const int max_moves = static_cast<int>(std::ceil(params.max_moves_per_area * size * size));
+  if (params.handicap_game_prob > 0 && rng.UniformDouble() < params.handicap_game_prob) {
+    game->handicap_stones = params.handicap_stones;
+    go::GameState state = HandicapStart(params, size, params.handicap_stones, rules, max_moves,
+                                        *black.evaluator, rng);
+    game->opening_moves =
+        PlayPolicyOpening(params, *black.evaluator, *white.evaluator, rng, &state);
+    return state;
+  }
+  rules.komi = DrawWeighted(params.komis, rng);
   if (params.komi_auto)
     rules.komi = FairKomi(params, go::GameState(size, rules, max_moves), *black.evaluator, rng);
   go::GameState state(size, rules, max_moves);

@@ -80,6 +80,16 @@ struct GameParams {
   // mean policy_init_area * board area, each drawn from the side to move's net policy over its
   // legal moves but the pass, without search and without rows (0: none).
   double policy_init_area = 0;
+  // Handicap games (KataGo's handicapProb, which its selfplay uses on boards above 10x10 only):
+  // with this probability a game starts with handicap_stones black stones on the fixed points
+  // (go/handicap.h) and white to move (0: every game even). Its komi is made fair for that
+  // position as komi_auto does with probability handicap_fair_komi_prob (KataGo's
+  // handicapCompensateKomiProb 0.5), and is handicap_komi otherwise (0.5: the komi of a
+  // handicap game under GTP's conventions).
+  double handicap_game_prob = 0;
+  int handicap_stones = 2;
+  double handicap_fair_komi_prob = 0.5;
+  double handicap_komi = 0.5;
   // Side positions (play/side_positions.h; KataGo's sidePositionProb 0.02): the probability
   // that a turn also notes the position after another move, searched and recorded once the
   // game is over (0: none).
@@ -121,6 +131,7 @@ struct FinishedGame {
   int64_t search_visits = 0;  // root visits of all searches (a bound on NN evaluations)
   int passes_refused = 0;     // first passes refused by premature_pass_checks
   int reduced_searches = 0;   // full searches cut in a lopsided game (playout_cap.reduce_visits)
+  int handicap_stones = 0;    // black's set-up stones (GameParams::handicap_game_prob; 0: even)
   int opening_moves = 0;      // moves drawn from the raw policy (GameParams::policy_init_area)
   int side_rows = 0;          // rows of side positions, at the end of `rows`
 };
@@ -136,8 +147,9 @@ bool PlayGame(const GameParams& params, const Player& black, const Player& white
 data::TrainingRow StartRow(const GameParams& params, const go::GameState& state,
                            const search::SearchResult& result, int64_t game_id);
 
-// The komi of a game started at `empty` (black to move) under GameParams::komi_auto.
-double FairKomi(const GameParams& params, const go::GameState& empty,
+// The komi of a game started at `start` under GameParams::komi_auto: its komi moved by the
+// net's expected score lead for black there, plus normal noise of komi_stdev points.
+double FairKomi(const GameParams& params, const go::GameState& start,
                 search::LeafEvaluator& evaluator, Rng& rng);
 
 // Plays the opening of GameParams::policy_init_area on `state` (nothing when it is 0): the

@@ -17,18 +17,18 @@
 
 #include "go/types.h"
 
-namespace tengen::gtp {
+namespace tengen::go {
 
 // The largest fixed_handicap for the board size (0 where none is defined).
 int MaxFixedHandicap(int size);
 
 // The fixed points for `stones` (2..MaxFixedHandicap(size)); empty when not defined.
-std::vector<go::Loc> FixedHandicapPoints(int size, int stones);
+std::vector<Loc> FixedHandicapPoints(int size, int stones);
 
 // The engine's free placement of `stones` (2 .. size * size - 1): the fixed points as far as
 // they go, then each further stone on the empty point farthest from the stones placed
 // (Manhattan distance; off the first two lines when the board allows), so the stones spread
 // evenly.
-std::vector<go::Loc> FreeHandicapPoints(int size, int stones);
+std::vector<Loc> FreeHandicapPoints(int size, int stones);
 
-}  // namespace tengen::gtp
+}  // namespace tengen::go

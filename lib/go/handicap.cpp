@@ -1,10 +1,10 @@
-#include "gtp/handicap.h"
+#include "go/handicap.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
 
-namespace tengen::gtp {
+namespace tengen::go {
 namespace {
 
 constexpr int kMaxFixedSize = 25;
@@ -38,11 +38,11 @@ std::vector<Spot> Pattern(int stones) {
   return spots;
 }
 
-go::Loc SpotLoc(const Spot& spot, int size) {
+Loc SpotLoc(const Spot& spot, int size) {
   const int edge = size >= 12 ? 4 : 3;  // line of the star points, counted from 1 (GNU Go's)
   const int coords[3] = {edge - 1, size / 2, size - edge};
   // Rows count up from the bottom; Loc's y counts down from the top.
-  return go::MakeLoc(coords[spot.x], size - 1 - coords[spot.y], size);
+  return MakeLoc(coords[spot.x], size - 1 - coords[spot.y], size);
 }
 
 }  // namespace
@@ -52,19 +52,19 @@ int MaxFixedHandicap(int size) {
   return (size % 2 == 0 || size == 7) ? 4 : 9;
 }
 
-std::vector<go::Loc> FixedHandicapPoints(int size, int stones) {
-  std::vector<go::Loc> points;
+std::vector<Loc> FixedHandicapPoints(int size, int stones) {
+  std::vector<Loc> points;
   if (stones < 2 || stones > MaxFixedHandicap(size)) return points;
   for (const Spot& spot : Pattern(stones)) points.push_back(SpotLoc(spot, size));
   return points;
 }
 
-std::vector<go::Loc> FreeHandicapPoints(int size, int stones) {
+std::vector<Loc> FreeHandicapPoints(int size, int stones) {
   const int area = size * size;
   stones = std::clamp(stones, 0, area - 1);
-  std::vector<go::Loc> points = FixedHandicapPoints(size, std::min(stones, MaxFixedHandicap(size)));
+  std::vector<Loc> points = FixedHandicapPoints(size, std::min(stones, MaxFixedHandicap(size)));
   std::vector<bool> taken(area, false);
-  for (const go::Loc loc : points) taken[go::LocY(loc, size) * size + go::LocX(loc, size)] = true;
+  for (const Loc loc : points) taken[LocY(loc, size) * size + LocX(loc, size)] = true;
   // Off the first two lines while there is room there (a 5x5 board has only its centre).
   const int margin = size >= 7 ? 2 : 0;
   while (static_cast<int>(points.size()) < stones) {
@@ -75,9 +75,8 @@ std::vector<go::Loc> FreeHandicapPoints(int size, int stones) {
       const int x = i % size, y = i / size;
       const bool inner = x >= margin && y >= margin && x < size - margin && y < size - margin;
       int nearest = 2 * size;
-      for (const go::Loc loc : points) {
-        nearest = std::min(nearest,
-                           std::abs(go::LocX(loc, size) - x) + std::abs(go::LocY(loc, size) - y));
+      for (const Loc loc : points) {
+        nearest = std::min(nearest, std::abs(LocX(loc, size) - x) + std::abs(LocY(loc, size) - y));
       }
       const long key = (inner ? 1000L : 0L) + nearest;
       if (key > best_key) {
@@ -86,9 +85,9 @@ std::vector<go::Loc> FreeHandicapPoints(int size, int stones) {
       }
     }
     taken[best] = true;
-    points.push_back(go::MakeLoc(best % size, best / size, size));
+    points.push_back(MakeLoc(best % size, best / size, size));
   }
   return points;
 }
 
-}  // namespace tengen::gtp
+}  // namespace tengen::go
