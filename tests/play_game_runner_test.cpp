@@ -469,6 +469,29 @@ TEST_CASE("game runner: an automatic komi evens out the black net's expected lea
   }
   CHECK(varied);
   CHECK(total / 40 == doctest::Approx(10.0).epsilon(0.05));
+  // The wider noise in every game (komi_big_stdev_prob 1): a spread of about 8 points.
+  params.komi_stdev = 0;
+  params.komi_big_stdev_prob = 1;
+  params.komi_big_stdev = 8;
+  double squares = 0;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    REQUIRE(PlayGame(
+        params, black, white, seed, [] { return false; }, &game));
+    squares += (game.sgf.rules.komi - 10.0) * (game.sgf.rules.komi - 10.0);
+  }
+  CHECK(std::sqrt(squares / 40) > 5);
+  CHECK(std::sqrt(squares / 40) < 11);
+  // In half of the games: the others keep the fair komi exactly (komi_stdev 0).
+  params.komi_big_stdev_prob = 0.5;
+  int exact = 0;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    REQUIRE(PlayGame(
+        params, black, white, seed, [] { return false; }, &game));
+    exact += game.sgf.rules.komi == 10.0;
+  }
+  CHECK(exact >= 12);
+  CHECK(exact <= 32);
+  params.komi_big_stdev_prob = 0;
   // Never beyond the board's area.
   LeadEvaluator huge(1000.0f);
   const Player greedy{&huge, "huge"};

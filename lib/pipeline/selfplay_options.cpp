@@ -72,6 +72,10 @@ OptionTable<play::GameParams> SelfplayGameOptionTable() {
             "move each game's komi by the net's score lead on the empty board (fair komi)")
       .Double("komi_stdev", &G::komi_stdev, 0, 100,
               "normal noise in points added to an automatic komi")
+      .Double("komi_big_stdev_prob", &G::komi_big_stdev_prob, 0, 1,
+              "probability that an automatic komi's noise has komi_big_stdev points instead")
+      .Double("komi_big_stdev", &G::komi_big_stdev, 0, 100,
+              "the wider noise in points (games far from fair, to teach what komi is worth)")
       .Double("policy_init_area", &G::policy_init_area, 0, 1,
               "opening moves drawn from the net's raw policy, without search or rows, before "
               "each game: exponentially many with this mean times the board area (0: none)")

@@ -156,7 +156,10 @@ double FairKomi(const GameParams& params, const go::GameState& start,
   // The net's lead is the side to move's; with black's lead added to the komi the game is even.
   const double lead = evaluator.Evaluate(start).score;
   double komi = start.rules().komi + (start.to_move() == go::Color::kBlack ? lead : -lead);
-  if (params.komi_stdev > 0) komi += params.komi_stdev * rng.Normal();
+  double stdev = params.komi_stdev;
+  if (params.komi_big_stdev_prob > 0 && rng.UniformDouble() < params.komi_big_stdev_prob)
+    stdev = params.komi_big_stdev;
+  if (stdev > 0) komi += stdev * rng.Normal();
   return std::clamp(std::round(komi * 2) / 2, -area, area);
 }
 
@@ -249,27 +252,30 @@ go::GameState HandicapStart(const GameParams& params, int size, int stones, go::
   return state;
 }
 
-// The position a game's first search starts from: its board size, komi (drawn, then made fair
-// under komi_auto), the handicap stones of a handicap game (game->handicap_stones) and the
-// opening from the raw policy (PlayPolicyOpening; their number goes to game->opening_moves).
+// The start of an even game: the komi drawn from `komis`, made fair under komi_auto.
+go::GameState EvenStart(const GameParams& params, int size, go::Rules rules, int max_moves,
+                        search::LeafEvaluator& evaluator, Rng& rng) {
+  rules.komi = DrawWeighted(params.komis, rng);
+  if (params.komi_auto)
+    rules.komi = FairKomi(params, go::GameState(size, rules, max_moves), evaluator, rng);
+  return go::GameState(size, rules, max_moves);
+}
+
+// The position a game's first search starts from: its board size, an even or a handicap start
+// (game->handicap_stones) and the opening from the raw policy (PlayPolicyOpening; their number
+// goes to game->opening_moves).
 go::GameState StartPosition(const GameParams& params, const Player& black, const Player& white,
                             Rng& rng, FinishedGame* game) {
   const int size = DrawWeighted(params.board_sizes, rng);
   nn::CheckBoardFits(size, params.pos_len);
-  go::Rules rules = params.rules;
   const int max_moves = static_cast<int>(std::ceil(params.max_moves_per_area * size * size));
-  if (params.handicap_game_prob > 0 && rng.UniformDouble() < params.handicap_game_prob) {
+  if (params.handicap_game_prob > 0 && rng.UniformDouble() < params.handicap_game_prob)
     game->handicap_stones = params.handicap_stones;
-    go::GameState state = HandicapStart(params, size, params.handicap_stones, rules, max_moves,
-                                        *black.evaluator, rng);
-    game->opening_moves =
-        PlayPolicyOpening(params, *black.evaluator, *white.evaluator, rng, &state);
-    return state;
-  }
-  rules.komi = DrawWeighted(params.komis, rng);
-  if (params.komi_auto)
-    rules.komi = FairKomi(params, go::GameState(size, rules, max_moves), *black.evaluator, rng);
-  go::GameState state(size, rules, max_moves);
+  go::GameState state =
+      game->handicap_stones > 0
+          ? HandicapStart(params, size, game->handicap_stones, params.rules, max_moves,
+                          *black.evaluator, rng)
+          : EvenStart(params, size, params.rules, max_moves, *black.evaluator, rng);
   game->opening_moves = PlayPolicyOpening(params, *black.evaluator, *white.evaluator, rng, &state);
   return state;
 }

@@ -47,6 +47,11 @@ struct GameParams {
   // passes end the game), and those games would teach it the same.
   bool komi_auto = false;
   double komi_stdev = 0;
+  // With this probability a fair komi's noise has komi_big_stdev points instead (KataGo's
+  // komiBigStdevProb 0.06, komiBigStdev 12 on 19x19, which it scales by the board's side: 5.7
+  // on 9x9): games whose komi is far from fair, from which the net learns what komi is worth.
+  double komi_big_stdev_prob = 0;
+  double komi_big_stdev = 0;
   go::Rules rules;  // ko and suicide; komi is drawn per game
   search::SearchParams search;
   search::PlayoutCap playout_cap;
@@ -148,7 +153,8 @@ data::TrainingRow StartRow(const GameParams& params, const go::GameState& state,
                            const search::SearchResult& result, int64_t game_id);
 
 // The komi of a game started at `start` under GameParams::komi_auto: its komi moved by the
-// net's expected score lead for black there, plus normal noise of komi_stdev points.
+// net's expected score lead for black there, plus normal noise of komi_stdev points
+// (komi_big_stdev with probability komi_big_stdev_prob).
 double FairKomi(const GameParams& params, const go::GameState& start,
                 search::LeafEvaluator& evaluator, Rng& rng);
 
