@@ -106,9 +106,9 @@ int Main(int argc, const char* const argv[]) {
   if (pos_len == 0) pos_len = go::kMaxSize;
   const uint64_t seed = SeedOrFresh(config.GetInt("seed"));
   Rng seeder(seed);
-  const play::PlayEvaluators evaluators(
-      model, pos_len, config.GetString("device"), load, workers, kBatchWait, seeder,
-      /*register_clients=*/false, config.GetInt("nn_cache_entries"));
+  const play::PlayEvaluators evaluators(model, pos_len, play::PlayNetSettingsFromConfig(config),
+                                        load, workers, kBatchWait, seeder,
+                                        /*register_clients=*/false);
 
   analysis::AnalysisEngineOptions options;
   options.defaults.max_visits = static_cast<int>(config.GetInt("max_visits"));

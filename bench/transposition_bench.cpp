@@ -77,9 +77,11 @@ int Main(int argc, const char* const argv[]) {
   load = play::PlayNetLoader(config, 1);
 #endif
   Rng rng(SeedOrFresh(config.GetInt("seed")));
-  const play::PlayEvaluators evaluators(model, size, config.GetString("device"), load, 1,
+  play::PlayNetSettings settings = play::PlayNetSettingsFromConfig(config);
+  settings.cache_entries = 0;
+  const play::PlayEvaluators evaluators(model, size, settings, load, 1,
                                         std::chrono::microseconds(0), rng,
-                                        /*register_clients=*/true, /*cache_entries=*/0);
+                                        /*register_clients=*/true);
   const int full_visits = static_cast<int>(config.GetInt("full_visits"));
   const int cheap_visits = static_cast<int>(config.GetInt("cheap_visits"));
   const double full_share = config.GetDouble("full_share");

@@ -126,9 +126,9 @@ int Main(int argc, const char* const argv[]) {
 
   // One evaluator per search thread: NetLeafEvaluators sharing one batching server, or the
   // uniform evaluator. Declared before the engine, so they outlive it.
-  const play::PlayEvaluators evaluators(
-      model, pos_len, config.GetString("device"), load, threads, kBatchWait, seeder,
-      /*register_clients=*/true, config.GetInt("nn_cache_entries"));
+  const play::PlayEvaluators evaluators(model, pos_len, play::PlayNetSettingsFromConfig(config),
+                                        load, threads, kBatchWait, seeder,
+                                        /*register_clients=*/true);
   const std::string model_name = evaluators.model_name();
 
   gtp::GtpOptions options;

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -132,6 +133,36 @@ TEST_CASE("tengen-analysis: a model's ownership and lead, from black's view by d
   CHECK(engine.Wait() == 0);
 }
 
+// Black's lead on the empty 9x9 board at komi 7 by the shipped net's raw evaluation (one visit,
+// all 8 orientations averaged) under `rules` (a name or a JSON dictionary), with `options`.
+double EmptyBoardLead(const std::string& rules, const std::vector<std::string>& options) {
+  std::vector<std::string> command = {kBinary, "--model", kNet, "--root_symmetries", "8"};
+  command.insert(command.end(), options.begin(), options.end());
+  Subprocess engine(command);
+  engine.WriteLine(R"({"id":"e","rules":)" + rules +
+                   R"(,"komi":7,"boardXSize":9,"boardYSize":9,"moves":[],"maxVisits":1})");
+  const Json response = ReadResponse(engine);
+  CAPTURE(response.dump());
+  engine.CloseStdin();
+  CHECK(engine.Wait() == 0);
+  return response.at("rootInfo").at("scoreLead").get<double>();
+}
+
+TEST_CASE(
+    "tengen-analysis: the net is told the rules its selfplay played, unless asked otherwise") {
+  // Tromp-Taylor allows multi-stone suicide, which the shipped net's selfplay never did: by
+  // default the net is told it is not allowed, as in the same game without it.
+  const std::string tromp_taylor = R"("tromp-taylor")";
+  const std::string no_suicide = R"({"suicide":false})";
+  const double told = EmptyBoardLead(tromp_taylor, {});
+  CHECK(told == doctest::Approx(EmptyBoardLead(no_suicide, {})).epsilon(1e-3));
+  // Told the game's rule, the net reads an input it never saw, and its lead moves by points.
+  const double game = EmptyBoardLead(tromp_taylor, {"--net_suicide_input", "game"});
+  CHECK(std::abs(game - told) > 1.0);
+  // Told the ko rule the game does not have (simple ko, never seen either), it moves too.
+  CHECK(std::abs(EmptyBoardLead(no_suicide, {"--net_ko_input", "simple"}) - told) > 1.0);
+}
+
 TEST_CASE("tengen-analysis: started with KataGo's command line, as KaTrain starts KataGo") {
   const std::string config = TENGEN_SOURCE_DIR "/tests/data/katago_analysis.cfg";
   Subprocess engine({kBinary, "analysis", "-model", kNet, "-config", config, "-override-config",
@@ -160,6 +191,9 @@ TEST_CASE("tengen-analysis: usage errors exit 2 and name the key") {
   const ProcessResult view = RunProcess({kBinary, "--report_analysis_winrates_as", "ME"});
   CHECK(view.exit_code == 2);
   CHECK(Contains(view.output, "report_analysis_winrates_as"));
+  const ProcessResult told = RunProcess({kBinary, "--net_suicide_input", "maybe"});
+  CHECK(told.exit_code == 2);
+  CHECK(Contains(told.output, "net_suicide_input"));
 }
 
 }  // namespace

@@ -24,11 +24,11 @@ struct Features {
   std::vector<float> global;
 };
 
-Features Fill(const GameState& state, int pos_len, int symmetry) {
+Features Fill(const GameState& state, int pos_len, int symmetry, const RulesInputs& told = {}) {
   // Filled with garbage first so that a plane left unwritten shows.
   Features f{std::vector<float>(kNumSpatialFeatures * pos_len * pos_len, 9.0f),
              std::vector<float>(kNumGlobalFeatures, 9.0f)};
-  FillFeatures(state, pos_len, symmetry, f.spatial.data(), f.global.data());
+  FillFeatures(state, pos_len, symmetry, f.spatial.data(), f.global.data(), told);
   return f;
 }
 
@@ -169,6 +169,19 @@ TEST_CASE("features: hand-checked planes of a 5x5 ko position with pos_len 7") {
     CHECK(fg.global == expected);
     CHECK(PlaneText(fg, 6, pos_len) == PlaneText(f, 9, pos_len));
     CHECK(PlaneText(fg, 8, pos_len) == PlaneText(f, 7, pos_len));  // last move shifted
+
+    // Told other rules, the net sees them in globals 1 and 2 and nothing else changes.
+    RulesInputs told;
+    told.ko = KoRule::kPositional;
+    told.suicide = false;
+    const Features ft = Fill(s, pos_len, 0, told);
+    const std::vector<float> expected_told = {6.5f / 20, 1, 0, 1, 0, 0, 0, 0};
+    CHECK(ft.global == expected_told);
+    CHECK(ft.spatial == fs.spatial);
+    RulesInputs suicide_only;
+    suicide_only.suicide = false;
+    const std::vector<float> expected_suicide_only = {6.5f / 20, 0, 0, 1, 0, 0, 0, 0};
+    CHECK(Fill(s, pos_len, 0, suicide_only).global == expected_suicide_only);
   }
 }
 

@@ -33,7 +33,7 @@ constexpr int kLastPass0 = 3;
 }  // namespace
 
 void FillFeatures(const go::GameState& state, int pos_len, int symmetry, float* spatial,
-                  float* global) {
+                  float* global, const RulesInputs& told) {
   const go::Board& board = state.board();
   const int size = board.size();
   TENGEN_CHECK(size <= pos_len, StrCat("board size ", size, " > pos_len ", pos_len));
@@ -76,8 +76,8 @@ void FillFeatures(const go::GameState& state, int pos_len, int symmetry, float* 
   const go::Rules& rules = state.rules();
   const float komi = static_cast<float>(rules.komi) / kKomiScale;
   global[kKomi] = own == go::Color::kWhite ? komi : -komi;
-  global[kPositionalSuperko] = rules.ko == go::KoRule::kPositional ? 1.0f : 0.0f;
-  global[kMultiStoneSuicide] = rules.suicide ? 1.0f : 0.0f;
+  global[kPositionalSuperko] = told.ko.value_or(rules.ko) == go::KoRule::kPositional ? 1.0f : 0.0f;
+  global[kMultiStoneSuicide] = told.suicide.value_or(rules.suicide) ? 1.0f : 0.0f;
 }
 
 int PolicyIndex(go::Loc loc, int board_size, int pos_len) {

@@ -23,6 +23,7 @@
 // written at SymmetricLoc(p, s). The policy output of a net fed symmetry s must be mapped back
 // with the inverse symmetry.
 
+#include <optional>
 #include <vector>
 
 #include "go/game.h"
@@ -33,10 +34,19 @@ constexpr int kFeatureVersion = 1;
 constexpr int kNumSpatialFeatures = 12;
 constexpr int kNumGlobalFeatures = 8;
 
+// The rules the global inputs 1 and 2 tell the net, where they are not the game's: a net reads
+// only the rules its selfplay varied, so an engine may tell it the rules it was trained under
+// whatever the game's (the game itself is still played and scored by its own). Unset: the
+// game's rule.
+struct RulesInputs {
+  std::optional<go::KoRule> ko;
+  std::optional<bool> suicide;
+};
+
 // Writes kNumSpatialFeatures * pos_len * pos_len floats to `spatial` and kNumGlobalFeatures
 // floats to `global`. Requires state.size() <= pos_len.
 void FillFeatures(const go::GameState& state, int pos_len, int symmetry, float* spatial,
-                  float* global);
+                  float* global, const RulesInputs& told = {});
 
 // Policy index of a location for a net with this pos_len: y * pos_len + x, pass is
 // pos_len * pos_len.

@@ -13,8 +13,14 @@
 namespace tengen::play {
 
 NetLeafEvaluator::NetLeafEvaluator(nn::BatchingServer& server, Rng& rng, bool random_symmetry,
-                                   FiberTask* fiber, nn::EvalCache* cache)
-    : server_(server), rng_(rng), random_symmetry_(random_symmetry), fiber_(fiber), cache_(cache) {
+                                   FiberTask* fiber, nn::EvalCache* cache,
+                                   nn::RulesInputs rules_inputs)
+    : server_(server),
+      rng_(rng),
+      random_symmetry_(random_symmetry),
+      fiber_(fiber),
+      cache_(cache),
+      rules_inputs_(rules_inputs) {
   if (cache_ != nullptr) {
     const size_t area = static_cast<size_t>(server_.pos_len()) * server_.pos_len();
     key_spatial_.resize(nn::kNumSpatialFeatures * area);
@@ -25,7 +31,8 @@ NetLeafEvaluator::NetLeafEvaluator(nn::BatchingServer& server, Rng& rng, bool ra
 const nn::RowOutput& NetLeafEvaluator::Outputs(const go::GameState& state, int symmetry) {
   nn::EvalCacheKey key;
   if (cache_ != nullptr) {
-    nn::FillFeatures(state, server_.pos_len(), 0, key_spatial_.data(), key_global_.data());
+    nn::FillFeatures(state, server_.pos_len(), 0, key_spatial_.data(), key_global_.data(),
+                     rules_inputs_);
     key = nn::InputKey(key_spatial_.data(), key_spatial_.size(), key_global_.data(),
                        key_global_.size());
     if (cache_->Lookup(key, &identity_)) return identity_;
@@ -63,7 +70,7 @@ void NetLeafEvaluator::RunOnServer(const go::GameState& state, int symmetry) {
   nn::Doorbell* bell = fiber_ != nullptr ? fiber_->bell() : &bell_;
   const uint64_t tag = fiber_ != nullptr ? fiber_->tag() : 0;
   try {
-    nn::FillFeatures(state, server_.pos_len(), symmetry, slot.spatial, slot.global);
+    nn::FillFeatures(state, server_.pos_len(), symmetry, slot.spatial, slot.global, rules_inputs_);
   } catch (...) {
     // The batch waits for every reserved row: hand it over, to be answered and forgotten.
     server_.Submit(slot, nullptr, bell, tag);

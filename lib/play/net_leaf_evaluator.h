@@ -12,12 +12,16 @@
 // so that a game's random draws do not depend on what other games put in the cache. Search
 // asks for its root averaged over several symmetries (EvaluateSymmetries): those are fresh
 // evaluations, one a symmetry, and are not cached.
+//
+// The net may be told other rules than the game's (nn::RulesInputs, for a net trained under
+// one rule set); the search and the legal moves still follow the game's.
 
 #include <cstdint>
 #include <vector>
 
 #include "nn/batching.h"
 #include "nn/eval_cache.h"
+#include "nn/features.h"
 #include "play/fiber_pool.h"
 #include "search/leaf_evaluator.h"
 #include "util/rng.h"
@@ -29,9 +33,10 @@ class NetLeafEvaluator : public search::LeafEvaluator {
   // random_symmetry: draw one of the 8 symmetries per evaluation (as KataGo does in selfplay);
   // otherwise always the identity. fiber: the task of the fiber this evaluator's game runs on
   // (null: block the thread). cache: shared with the other evaluators of the server's model,
-  // or null for none.
+  // or null for none. rules_inputs: what the net is told about the rules (unset: the game's).
   NetLeafEvaluator(nn::BatchingServer& server, Rng& rng, bool random_symmetry = true,
-                   FiberTask* fiber = nullptr, nn::EvalCache* cache = nullptr);
+                   FiberTask* fiber = nullptr, nn::EvalCache* cache = nullptr,
+                   nn::RulesInputs rules_inputs = {});
   search::LeafEvaluation Evaluate(const go::GameState& state) override;
   // `symmetries` different orientations drawn at random, each evaluated by the net (never
   // from the cache), their policies (after the softmax), values, scores and ownerships averaged.
@@ -60,6 +65,7 @@ class NetLeafEvaluator : public search::LeafEvaluator {
   nn::RowOutput output_;    // as the server answered, under the drawn symmetry
   nn::RowOutput identity_;  // the same mapped back to the identity orientation
   nn::EvalCache* cache_;
+  nn::RulesInputs rules_inputs_;
   std::vector<float> key_spatial_, key_global_;  // the identity inputs the cache key hashes
 };
 

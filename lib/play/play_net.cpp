@@ -2,6 +2,7 @@
 
 #include <boost/filesystem.hpp>
 
+#include "go/rules.h"
 #include "play/game_options.h"
 #include "play/net_leaf_evaluator.h"
 #include "util/error.h"
@@ -23,6 +24,27 @@ void DeclarePlayNetOptions(ConfigSpec& spec) {
            "torch intra-op threads for a net on a CPU (0: torch's default, every core)");
   spec.Int("nn_cache_entries", kDefaultCacheEntries, 0, int64_t{1} << 30,
            "positions kept in the cache of net evaluations (0: no cache)");
+  spec.Choice("net_ko_input", "positional", {"positional", "simple", "game"},
+              "the ko rule the net is told, whatever the game's (game: the game's); a net reads "
+              "only the rules its selfplay played, and tengen's plays positional superko");
+  spec.Choice("net_suicide_input", "false", {"false", "true", "game"},
+              "whether the net is told that multi-stone suicide is legal, whatever the game's "
+              "rules (game: as they say); tengen's selfplay plays without it");
+}
+
+PlayNetSettings PlayNetSettingsFromConfig(const Config& config) {
+  PlayNetSettings settings;
+  settings.device = config.GetString("device");
+  settings.cache_entries = config.GetInt("nn_cache_entries");
+  const std::string ko = config.GetString("net_ko_input");
+  if (ko != "game") {
+    go::KoRule rule;
+    if (!go::ParseKoRule(ko, &rule)) throw ConfigError("net_ko_input: '" + ko + "'");
+    settings.rules_inputs.ko = rule;
+  }
+  const std::string suicide = config.GetString("net_suicide_input");
+  if (suicide != "game") settings.rules_inputs.suicide = suicide == "true";
+  return settings;
 }
 
 std::optional<ModelInfo> ChooseModel(const Config& config) {
@@ -55,9 +77,9 @@ std::optional<ModelInfo> ChooseModel(const Config& config) {
 }
 
 PlayEvaluators::PlayEvaluators(const std::optional<ModelInfo>& model, int pos_len,
-                               const std::string& device, const LoadModel& load, int count,
+                               const PlayNetSettings& settings, const LoadModel& load, int count,
                                std::chrono::microseconds max_wait, Rng& seeder,
-                               bool register_clients, int64_t cache_entries) {
+                               bool register_clients) {
   if (!model) {
     for (int i = 0; i < count; ++i) {
       evaluators_.push_back(std::make_unique<search::UniformEvaluator>());
@@ -67,14 +89,15 @@ PlayEvaluators::PlayEvaluators(const std::optional<ModelInfo>& model, int pos_le
   nn::BatchingOptions batching;
   batching.max_batch_size = count;
   batching.max_wait = max_wait;
-  server_ =
-      std::make_unique<nn::BatchingServer>(MakeEvaluator(model, pos_len, device, load), batching);
-  if (cache_entries > 0)
-    cache_ = std::make_unique<nn::EvalCache>(cache_entries, server_->pos_len());
+  server_ = std::make_unique<nn::BatchingServer>(
+      MakeEvaluator(model, pos_len, settings.device, load), batching);
+  if (settings.cache_entries > 0)
+    cache_ = std::make_unique<nn::EvalCache>(settings.cache_entries, server_->pos_len());
   for (int i = 0; i < count; ++i) {
     rngs_.push_back(std::make_unique<Rng>(seeder.Next()));
-    evaluators_.push_back(std::make_unique<NetLeafEvaluator>(
-        *server_, *rngs_.back(), /*random_symmetry=*/true, /*fiber=*/nullptr, cache_.get()));
+    evaluators_.push_back(
+        std::make_unique<NetLeafEvaluator>(*server_, *rngs_.back(), /*random_symmetry=*/true,
+                                           /*fiber=*/nullptr, cache_.get(), settings.rules_inputs));
     if (register_clients) server_->AddClient();
   }
   registered_ = register_clients;

@@ -1,11 +1,11 @@
 #pragma once
 // The net of the programs that play or analyse with one model (tengen-gtp, tengen-analysis):
 // their shared options (model, models_dir, device, precision, channels_last, torch_threads,
-// nn_cache_entries) and N search evaluators sharing one batching server and one evaluation
-// cache (nn/eval_cache.h), so that N search threads (or analysis workers) meet in one batch on
-// the net and never evaluate a position twice while it stays in the cache. Without a model, N
-// uniform evaluators (the random net). Torch-free: the program passes the LoadModel hook
-// (play/model_registry.h).
+// nn_cache_entries, net_ko_input, net_suicide_input) and N search evaluators sharing one batching
+// server and one evaluation cache (nn/eval_cache.h), so that N search threads (or analysis workers)
+// meet in one batch on the net and never evaluate a position twice while it stays in the cache.
+// Without a model, N uniform evaluators (the random net). Torch-free: the program passes the
+// LoadModel hook (play/model_registry.h).
 
 #include <chrono>
 #include <cstdint>
@@ -16,6 +16,7 @@
 
 #include "nn/batching.h"
 #include "nn/eval_cache.h"
+#include "nn/features.h"
 #include "play/model_registry.h"
 #include "search/leaf_evaluator.h"
 #include "util/config.h"
@@ -29,16 +30,24 @@ void DeclarePlayNetOptions(ConfigSpec& spec);
 // ConfigError naming the key for a missing directory, an empty models_dir, or both keys given.
 std::optional<ModelInfo> ChooseModel(const Config& config);
 
+// Where the net runs, its cache, and the rules it is told, as the options give them.
+struct PlayNetSettings {
+  std::string device = "cpu";
+  int64_t cache_entries = 0;
+  nn::RulesInputs rules_inputs;
+};
+PlayNetSettings PlayNetSettingsFromConfig(const Config& config);
+
 class PlayEvaluators {
  public:
   // `count` evaluators on `model` (uniform ones without a model), batches of up to `count`
-  // positions that wait at most max_wait for stragglers, a cache of cache_entries positions
-  // (0: none). register_clients: each evaluator is a client of the server for the object's
-  // lifetime (search threads that always search); otherwise the caller calls AddClient and
-  // RemoveClient around each search.
-  PlayEvaluators(const std::optional<ModelInfo>& model, int pos_len, const std::string& device,
-                 const LoadModel& load, int count, std::chrono::microseconds max_wait, Rng& seeder,
-                 bool register_clients, int64_t cache_entries);
+  // positions that wait at most max_wait for stragglers, on settings.device with a cache of
+  // settings.cache_entries positions (0: none). register_clients: each evaluator is a client
+  // of the server for the object's lifetime (search threads that always search); otherwise the
+  // caller calls AddClient and RemoveClient around each search.
+  PlayEvaluators(const std::optional<ModelInfo>& model, int pos_len,
+                 const PlayNetSettings& settings, const LoadModel& load, int count,
+                 std::chrono::microseconds max_wait, Rng& seeder, bool register_clients);
   ~PlayEvaluators();
   PlayEvaluators(const PlayEvaluators&) = delete;
   PlayEvaluators& operator=(const PlayEvaluators&) = delete;
